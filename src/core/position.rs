@@ -1,0 +1,820 @@
+//! `Position`: the full state of a drop-chess game at one moment, and making moves on it.
+//!
+//! The search copies a position and plays a move on the copy (copy-make): the struct is a few
+//! cache lines, the copy is cheaper than undo bookkeeping, and every ply keeps its own state.
+
+use std::fmt;
+
+use super::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
+};
+use super::bitboard::Bitboard;
+use super::hand::{Pocket, MAX_IN_HAND};
+use super::moves::{Move, MoveKind};
+use super::types::{Color, Piece, Rank, Role, Square};
+use super::variant::Variant;
+use super::zobrist;
+
+/// Castling rights as a 4-bit set: white king side, white queen side, black king side, black
+/// queen side.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CastlingRights(u8);
+
+impl CastlingRights {
+    /// No rights.
+    pub const NONE: CastlingRights = CastlingRights(0);
+    /// All four rights.
+    pub const ALL: CastlingRights = CastlingRights(15);
+    /// White king side (`K`).
+    pub const WHITE_KING: u8 = 1;
+    /// White queen side (`Q`).
+    pub const WHITE_QUEEN: u8 = 2;
+    /// Black king side (`k`).
+    pub const BLACK_KING: u8 = 4;
+    /// Black queen side (`q`).
+    pub const BLACK_QUEEN: u8 = 8;
+
+    /// The rights from their bit mask.
+    pub const fn from_bits(bits: u8) -> CastlingRights {
+        CastlingRights(bits & 15)
+    }
+
+    /// The bit mask.
+    #[inline]
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// Does it include the right `bit`?
+    #[inline]
+    pub const fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    /// The king-side and queen-side bits of `color`.
+    #[inline]
+    pub const fn bits_for(color: Color) -> (u8, u8) {
+        match color {
+            Color::White => (Self::WHITE_KING, Self::WHITE_QUEEN),
+            Color::Black => (Self::BLACK_KING, Self::BLACK_QUEEN),
+        }
+    }
+
+    /// The FEN field (`KQkq`, `-`).
+    pub fn fen(self) -> String {
+        let mut s = String::new();
+        for (bit, c) in [
+            (Self::WHITE_KING, 'K'),
+            (Self::WHITE_QUEEN, 'Q'),
+            (Self::BLACK_KING, 'k'),
+            (Self::BLACK_QUEEN, 'q'),
+        ] {
+            if self.has(bit) {
+                s.push(c);
+            }
+        }
+        if s.is_empty() {
+            s.push('-');
+        }
+        s
+    }
+}
+
+/// Rights lost when a move touches a square (from or to): the king squares lose both, the
+/// corners one each. A rook dropped on a corner later touches nothing, so rights never return.
+const fn castling_mask_table() -> [u8; 64] {
+    let mut t = [0u8; 64];
+    t[Square::E1.index()] = CastlingRights::WHITE_KING | CastlingRights::WHITE_QUEEN;
+    t[Square::H1.index()] = CastlingRights::WHITE_KING;
+    t[Square::A1.index()] = CastlingRights::WHITE_QUEEN;
+    t[Square::E8.index()] = CastlingRights::BLACK_KING | CastlingRights::BLACK_QUEEN;
+    t[Square::H8.index()] = CastlingRights::BLACK_KING;
+    t[Square::A8.index()] = CastlingRights::BLACK_QUEEN;
+    t
+}
+static CASTLING_MASK: [u8; 64] = castling_mask_table();
+
+/// What can be wrong with a position that parses but cannot be played.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum PositionError {
+    /// A side does not have exactly one king.
+    KingCount(Color, u32),
+    /// A pawn stands on a rank where it cannot be in this variant.
+    PawnOnBackRank(Square),
+    /// The side that just moved is in check.
+    OppositeCheck,
+    /// A pocket holds more pieces of one kind than any game can produce.
+    PocketTooLarge,
+    /// A square marked promoted is empty or holds a king.
+    BadPromotedMark(Square),
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionError::KingCount(c, n) => {
+                write!(f, "{} has {n} kings (exactly one is needed)", c.name())
+            }
+            PositionError::PawnOnBackRank(sq) => {
+                write!(f, "pawn on {sq}, a rank pawns cannot stand on")
+            }
+            PositionError::OppositeCheck => f.write_str("the side not to move is in check"),
+            PositionError::PocketTooLarge => {
+                write!(f, "a pocket holds more than {MAX_IN_HAND} pieces of one kind")
+            }
+            PositionError::BadPromotedMark(sq) => {
+                write!(f, "promoted mark on {sq} without a promotable piece")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// Everything needed to build a position, before validation (what a FEN describes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// Pieces by square.
+    pub board: [Option<Piece>; 64],
+    /// Squares whose piece is a promoted pawn.
+    pub promoted: Bitboard,
+    /// Pockets, white then black.
+    pub hands: [Pocket; 2],
+    /// Side to move.
+    pub turn: Color,
+    /// Castling rights as written (the position keeps only those backed by king and rook).
+    pub castling: CastlingRights,
+    /// En-passant square as written (kept only when a capture there is possible).
+    pub ep_square: Option<Square>,
+    /// Half-move clock (informational: crazyhouse has no 50-move rule).
+    pub halfmoves: u32,
+    /// Full-move number.
+    pub fullmoves: u32,
+}
+
+impl Setup {
+    /// An empty board, white to move.
+    pub fn empty() -> Setup {
+        Setup {
+            board: [None; 64],
+            promoted: Bitboard::EMPTY,
+            hands: [Pocket::EMPTY; 2],
+            turn: Color::White,
+            castling: CastlingRights::NONE,
+            ep_square: None,
+            halfmoves: 0,
+            fullmoves: 1,
+        }
+    }
+}
+
+/// A drop-chess position.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Position {
+    board: [Option<Piece>; 64],
+    by_role: [Bitboard; 6],
+    by_color: [Bitboard; 2],
+    promoted: Bitboard,
+    hands: [Pocket; 2],
+    turn: Color,
+    castling: CastlingRights,
+    ep_square: Option<Square>,
+    halfmoves: u32,
+    fullmoves: u32,
+    key: u64,
+    checkers: Bitboard,
+    variant: Variant,
+}
+
+/// The starting array, the same in all three variants.
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1";
+
+impl Position {
+    /// The initial position of `variant`.
+    pub fn startpos(variant: Variant) -> Position {
+        Position::from_fen(START_FEN, variant).expect("the start FEN is valid")
+    }
+
+    /// Builds and validates a position from a setup.
+    pub fn from_setup(setup: &Setup, variant: Variant) -> Result<Position, PositionError> {
+        let mut pos = Position {
+            board: [None; 64],
+            by_role: [Bitboard::EMPTY; 6],
+            by_color: [Bitboard::EMPTY; 2],
+            promoted: Bitboard::EMPTY,
+            hands: setup.hands,
+            turn: setup.turn,
+            castling: CastlingRights::NONE,
+            ep_square: None,
+            halfmoves: setup.halfmoves,
+            fullmoves: setup.fullmoves.max(1),
+            key: 0,
+            checkers: Bitboard::EMPTY,
+            variant,
+        };
+        for sq in Square::all() {
+            if let Some(p) = setup.board[sq.index()] {
+                pos.put(p, sq);
+            }
+        }
+        for c in Color::ALL {
+            let kings = pos.pieces(c, Role::King).count();
+            if kings != 1 {
+                return Err(PositionError::KingCount(c, kings));
+            }
+            for r in Role::DROPPABLE {
+                if pos.hands[c.index()].count(r) > MAX_IN_HAND {
+                    return Err(PositionError::PocketTooLarge);
+                }
+            }
+        }
+        for c in Color::ALL {
+            // A pawn can never stand on its promotion rank; on its own first rank only in
+            // chessgi, where it may be dropped there.
+            let mut bad = pos.pieces(c, Role::Pawn) & Bitboard::relative_rank(c, 7);
+            if variant != Variant::Chessgi {
+                bad |= pos.pieces(c, Role::Pawn) & Bitboard::relative_rank(c, 0);
+            }
+            if let Some(sq) = bad.first() {
+                return Err(PositionError::PawnOnBackRank(sq));
+            }
+        }
+        for sq in setup.promoted {
+            match pos.board[sq.index()] {
+                Some(p) if p.role() != Role::King && p.role() != Role::Pawn => {}
+                _ => return Err(PositionError::BadPromotedMark(sq)),
+            }
+        }
+        pos.promoted = setup.promoted;
+
+        // Keep only the castling rights that king and rook placement can honour.
+        let mut rights = 0u8;
+        for c in Color::ALL {
+            let king = Square::E1.relative_to(c);
+            if !pos.pieces(c, Role::King).contains(king) {
+                continue;
+            }
+            let (ks, qs) = CastlingRights::bits_for(c);
+            let rooks = pos.pieces(c, Role::Rook);
+            if setup.castling.has(ks) && rooks.contains(Square::H1.relative_to(c)) {
+                rights |= ks;
+            }
+            if setup.castling.has(qs) && rooks.contains(Square::A1.relative_to(c)) {
+                rights |= qs;
+            }
+        }
+        pos.castling = CastlingRights(rights);
+
+        if pos.is_attacked(pos.king(pos.turn.flip()), pos.turn) {
+            return Err(PositionError::OppositeCheck);
+        }
+        // An en-passant square is kept only if it is plausible (behind a pawn that could have
+        // just double-stepped) and a pawn of the side to move attacks it.
+        if let Some(ep) = setup.ep_square {
+            if pos.ep_is_plausible(ep) && pos.ep_capturers(ep).any() {
+                pos.ep_square = Some(ep);
+            }
+        }
+        pos.checkers = pos.attackers_to(pos.king(pos.turn), pos.turn.flip(), pos.occupied());
+        pos.key = pos.compute_key();
+        Ok(pos)
+    }
+
+    /// The setup this position was built from (canonical form).
+    pub fn to_setup(&self) -> Setup {
+        Setup {
+            board: self.board,
+            promoted: self.promoted,
+            hands: self.hands,
+            turn: self.turn,
+            castling: self.castling,
+            ep_square: self.ep_square,
+            halfmoves: self.halfmoves,
+            fullmoves: self.fullmoves,
+        }
+    }
+
+    fn ep_is_plausible(&self, ep: Square) -> bool {
+        let them = self.turn.flip();
+        if ep.rank() != Rank::new(2).relative_to(them) {
+            return false;
+        }
+        let Some(pawn_sq) = ep.offset(if them == Color::White { 8 } else { -8 }) else {
+            return false;
+        };
+        let Some(origin) = ep.offset(if them == Color::White { -8 } else { 8 }) else {
+            return false;
+        };
+        self.pieces(them, Role::Pawn).contains(pawn_sq)
+            && self.board[ep.index()].is_none()
+            && self.board[origin.index()].is_none()
+    }
+
+    /// Our pawns that attack `ep`.
+    #[inline]
+    fn ep_capturers(&self, ep: Square) -> Bitboard {
+        pawn_attacks(self.turn.flip(), ep) & self.pieces(self.turn, Role::Pawn)
+    }
+
+    /// Computes the Zobrist key from scratch (the incremental key must always equal it).
+    pub fn compute_key(&self) -> u64 {
+        let mut key = 0;
+        for sq in self.occupied() {
+            if let Some(p) = self.board[sq.index()] {
+                key ^= zobrist::piece(p, sq);
+            }
+        }
+        for sq in self.promoted {
+            key ^= zobrist::promoted(sq);
+        }
+        for c in Color::ALL {
+            for r in Role::DROPPABLE {
+                for n in 0..self.hands[c.index()].count(r) {
+                    key ^= zobrist::hand(c, r, n);
+                }
+            }
+        }
+        key ^= zobrist::castling(self.castling.bits());
+        if let Some(ep) = self.ep_square {
+            key ^= zobrist::ep_file(ep.file().index());
+        }
+        if self.turn == Color::Black {
+            key ^= zobrist::side();
+        }
+        key
+    }
+
+    #[inline]
+    fn put(&mut self, p: Piece, sq: Square) {
+        self.board[sq.index()] = Some(p);
+        self.by_role[p.role().index()] |= Bitboard::from(sq);
+        self.by_color[p.color().index()] |= Bitboard::from(sq);
+    }
+
+    #[inline]
+    fn take(&mut self, p: Piece, sq: Square) {
+        self.board[sq.index()] = None;
+        self.by_role[p.role().index()] ^= Bitboard::from(sq);
+        self.by_color[p.color().index()] ^= Bitboard::from(sq);
+    }
+
+    // ----- Accessors -----
+
+    /// The rule set.
+    #[inline]
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// The piece on `sq`.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
+    /// All occupied squares.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// Squares of `color`'s pieces.
+    #[inline]
+    pub fn us(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    /// Squares of every piece of `role`, both colours.
+    #[inline]
+    pub fn role_bb(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()]
+    }
+
+    /// Squares of `color`'s pieces of `role`.
+    #[inline]
+    pub fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        self.by_role[role.index()] & self.by_color[color.index()]
+    }
+
+    /// Squares of `color`'s rooks and queens.
+    #[inline]
+    pub fn rook_likes(&self, color: Color) -> Bitboard {
+        (self.by_role[Role::Rook.index()] | self.by_role[Role::Queen.index()])
+            & self.by_color[color.index()]
+    }
+
+    /// Squares of `color`'s bishops and queens.
+    #[inline]
+    pub fn bishop_likes(&self, color: Color) -> Bitboard {
+        (self.by_role[Role::Bishop.index()] | self.by_role[Role::Queen.index()])
+            & self.by_color[color.index()]
+    }
+
+    /// `color`'s king square.
+    #[inline]
+    pub fn king(&self, color: Color) -> Square {
+        self.pieces(color, Role::King).lsb()
+    }
+
+    /// Squares holding promoted pieces.
+    #[inline]
+    pub fn promoted(&self) -> Bitboard {
+        self.promoted
+    }
+
+    /// `color`'s pocket.
+    #[inline]
+    pub fn hand(&self, color: Color) -> &Pocket {
+        &self.hands[color.index()]
+    }
+
+    /// Castling rights.
+    #[inline]
+    pub fn castling(&self) -> CastlingRights {
+        self.castling
+    }
+
+    /// The en-passant square, present only when a capture there is possible.
+    #[inline]
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep_square
+    }
+
+    /// Half-move clock (kept for FEN output; crazyhouse has no 50-move rule).
+    #[inline]
+    pub fn halfmoves(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// Full-move number.
+    #[inline]
+    pub fn fullmoves(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// Zobrist key of everything repetition depends on.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Pieces giving check to the side to move.
+    #[inline]
+    pub fn checkers(&self) -> Bitboard {
+        self.checkers
+    }
+
+    /// Is the side to move in check?
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.checkers.any()
+    }
+
+    /// Pieces of `by` attacking `sq`, given the occupancy `occ`.
+    #[inline]
+    pub fn attackers_to(&self, sq: Square, by: Color, occ: Bitboard) -> Bitboard {
+        ((pawn_attacks(by.flip(), sq) & self.by_role[Role::Pawn.index()])
+            | (knight_attacks(sq) & self.by_role[Role::Knight.index()])
+            | (king_attacks(sq) & self.by_role[Role::King.index()])
+            | (rook_attacks(sq, occ)
+                & (self.by_role[Role::Rook.index()] | self.by_role[Role::Queen.index()]))
+            | (bishop_attacks(sq, occ)
+                & (self.by_role[Role::Bishop.index()] | self.by_role[Role::Queen.index()])))
+            & self.by_color[by.index()]
+    }
+
+    /// Pieces of both colours attacking `sq`, given the occupancy `occ`.
+    #[inline]
+    pub fn all_attackers_to(&self, sq: Square, occ: Bitboard) -> Bitboard {
+        (pawn_attacks(Color::Black, sq) & self.pieces(Color::White, Role::Pawn))
+            | (pawn_attacks(Color::White, sq) & self.pieces(Color::Black, Role::Pawn))
+            | (knight_attacks(sq) & self.by_role[Role::Knight.index()])
+            | (king_attacks(sq) & self.by_role[Role::King.index()])
+            | (rook_attacks(sq, occ)
+                & (self.by_role[Role::Rook.index()] | self.by_role[Role::Queen.index()]))
+            | (bishop_attacks(sq, occ)
+                & (self.by_role[Role::Bishop.index()] | self.by_role[Role::Queen.index()]))
+    }
+
+    /// Does `by` attack `sq` in the current occupancy?
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+        self.attackers_to(sq, by, self.occupied()).any()
+    }
+
+    /// Every square `color` attacks (pieces only, not drops).
+    pub fn attacked_by(&self, color: Color) -> Bitboard {
+        let occ = self.occupied();
+        let mut att = self.pieces(color, Role::Pawn).pawn_attacks(color);
+        for sq in self.pieces(color, Role::Knight) {
+            att |= knight_attacks(sq);
+        }
+        for sq in self.bishop_likes(color) {
+            att |= bishop_attacks(sq, occ);
+        }
+        for sq in self.rook_likes(color) {
+            att |= rook_attacks(sq, occ);
+        }
+        att | king_attacks(self.king(color))
+    }
+
+    /// Pieces (of either colour) that alone stand between `color`'s king and an enemy
+    /// slider: pinned pieces when they are `color`'s, discovered-check candidates otherwise.
+    #[inline]
+    pub fn king_blockers(&self, color: Color) -> Bitboard {
+        let ksq = self.king(color);
+        let them = color.flip();
+        let snipers = (rook_attacks(ksq, Bitboard::EMPTY) & self.rook_likes(them))
+            | (bishop_attacks(ksq, Bitboard::EMPTY) & self.bishop_likes(them));
+        let occ = self.occupied();
+        let mut blockers = Bitboard::EMPTY;
+        for s in snipers {
+            let b = super::attacks::between(ksq, s) & occ;
+            if b.any() && !b.more_than_one() {
+                blockers |= b;
+            }
+        }
+        blockers
+    }
+
+    /// Material that can never deliver mate: bare kings with empty pockets. Any other
+    /// crazyhouse material can still mate, because every capture returns as a drop.
+    pub fn is_insufficient_material(&self) -> bool {
+        self.occupied().count() == 2 && self.hands[0].is_empty() && self.hands[1].is_empty()
+    }
+
+    // ----- Making moves -----
+
+    /// Plays `m`, which must be legal in this position (from the move generator, or checked
+    /// with `is_legal`).
+    pub fn play_unchecked(&mut self, m: Move) {
+        let us = self.turn;
+        let them = us.flip();
+        let mut key = self.key ^ zobrist::side();
+        if let Some(ep) = self.ep_square.take() {
+            key ^= zobrist::ep_file(ep.file().index());
+        }
+        self.halfmoves += 1;
+        let to = m.to();
+
+        match m.kind() {
+            MoveKind::Drop(role) => {
+                let after = self.hands[us.index()].remove(role);
+                key ^= zobrist::hand(us, role, after);
+                let p = Piece::new(us, role);
+                self.put(p, to);
+                key ^= zobrist::piece(p, to);
+                if role == Role::Pawn {
+                    self.halfmoves = 0;
+                }
+            }
+            kind => {
+                let from = m.from();
+                let Some(mover) = self.board[from.index()] else {
+                    debug_assert!(false, "no piece on {from} for {m}");
+                    return;
+                };
+                // Capture (en passant takes the pawn behind the target square).
+                let cap_sq = if kind == MoveKind::EnPassant {
+                    Square::new(
+                        if us == Color::White { to.index() - 8 } else { to.index() + 8 } as u8
+                    )
+                } else {
+                    to
+                };
+                if let Some(captured) = self.board[cap_sq.index()] {
+                    if kind != MoveKind::Castle {
+                        self.take(captured, cap_sq);
+                        key ^= zobrist::piece(captured, cap_sq);
+                        let mut role = captured.role();
+                        if self.promoted.contains(cap_sq) {
+                            self.promoted ^= Bitboard::from(cap_sq);
+                            key ^= zobrist::promoted(cap_sq);
+                            if !self.variant.drop_loop() {
+                                role = Role::Pawn;
+                            }
+                        }
+                        let before = self.hands[us.index()].add(role);
+                        key ^= zobrist::hand(us, role, before);
+                        self.halfmoves = 0;
+                    }
+                }
+                self.take(mover, from);
+                key ^= zobrist::piece(mover, from);
+                let placed = match kind {
+                    MoveKind::Promotion(role) => {
+                        self.promoted |= Bitboard::from(to);
+                        key ^= zobrist::promoted(to);
+                        Piece::new(us, role)
+                    }
+                    _ => mover,
+                };
+                self.put(placed, to);
+                key ^= zobrist::piece(placed, to);
+                if self.promoted.contains(from) {
+                    self.promoted ^= Bitboard::from(from) | Bitboard::from(to);
+                    key ^= zobrist::promoted(from) ^ zobrist::promoted(to);
+                }
+                if kind == MoveKind::Castle {
+                    let king_side = to.file().index() > from.file().index();
+                    let (rook_from, rook_to) = if king_side {
+                        (Square::H1.relative_to(us), Square::F1.relative_to(us))
+                    } else {
+                        (Square::A1.relative_to(us), Square::D1.relative_to(us))
+                    };
+                    let rook = Piece::new(us, Role::Rook);
+                    self.take(rook, rook_from);
+                    self.put(rook, rook_to);
+                    key ^= zobrist::piece(rook, rook_from) ^ zobrist::piece(rook, rook_to);
+                    if self.promoted.contains(rook_from) {
+                        self.promoted ^= Bitboard::from(rook_from) | Bitboard::from(rook_to);
+                        key ^= zobrist::promoted(rook_from) ^ zobrist::promoted(rook_to);
+                    }
+                }
+                if mover.role() == Role::Pawn {
+                    self.halfmoves = 0;
+                    let diff = to.index() as i32 - from.index() as i32;
+                    if diff == 16 || diff == -16 {
+                        let ep = Square::new(((from.index() + to.index()) / 2) as u8);
+                        // Only a capturable en-passant square is part of the position.
+                        if (pawn_attacks(us, ep) & self.pieces(them, Role::Pawn)).any() {
+                            self.ep_square = Some(ep);
+                            key ^= zobrist::ep_file(ep.file().index());
+                        }
+                    }
+                }
+                let lost = CASTLING_MASK[from.index()] | CASTLING_MASK[to.index()];
+                if self.castling.0 & lost != 0 {
+                    key ^= zobrist::castling(self.castling.0);
+                    self.castling.0 &= !lost;
+                    key ^= zobrist::castling(self.castling.0);
+                }
+            }
+        }
+
+        if us == Color::Black {
+            self.fullmoves += 1;
+        }
+        self.turn = them;
+        self.key = key;
+        self.checkers = self.attackers_to(self.king(them), us, self.occupied());
+    }
+
+    /// The position after `m` (a legal move).
+    #[inline]
+    pub fn after(&self, m: Move) -> Position {
+        let mut next = self.clone();
+        next.play_unchecked(m);
+        next
+    }
+
+    /// Passes the move (for null-move pruning). Not legal in check.
+    pub fn play_null(&mut self) {
+        debug_assert!(!self.in_check());
+        let mut key = self.key ^ zobrist::side();
+        if let Some(ep) = self.ep_square.take() {
+            key ^= zobrist::ep_file(ep.file().index());
+        }
+        self.turn = self.turn.flip();
+        self.key = key;
+        self.checkers = Bitboard::EMPTY;
+    }
+
+    /// Replaces both pockets (XBoard `holding`), keeping everything else. Fails without change
+    /// when a count is beyond `MAX_IN_HAND`.
+    pub fn set_hands(&mut self, hands: [Pocket; 2]) -> Result<(), PositionError> {
+        for h in &hands {
+            if Role::DROPPABLE.iter().any(|&r| h.count(r) > MAX_IN_HAND) {
+                return Err(PositionError::PocketTooLarge);
+            }
+        }
+        self.hands = hands;
+        self.key = self.compute_key();
+        Ok(())
+    }
+
+    /// The piece a capture on `sq` would put in the captor's pocket (a promoted piece returns
+    /// as a pawn in crazyhouse).
+    #[inline]
+    pub fn capture_value_role(&self, sq: Square) -> Option<Role> {
+        let p = self.board[sq.index()]?;
+        if self.promoted.contains(sq) && !self.variant.drop_loop() {
+            Some(Role::Pawn)
+        } else {
+            Some(p.role())
+        }
+    }
+
+    /// Does `m` capture something?
+    #[inline]
+    pub fn is_capture(&self, m: Move) -> bool {
+        match m.kind() {
+            MoveKind::EnPassant => true,
+            MoveKind::Normal | MoveKind::Promotion(_) => self.board[m.to().index()].is_some(),
+            _ => false,
+        }
+    }
+
+    /// The role moved by `m` (the dropped role for a drop).
+    #[inline]
+    pub fn moved_role(&self, m: Move) -> Role {
+        match m.drop_role() {
+            Some(r) => r,
+            None => self.board[m.from().index()].map_or(Role::Pawn, Piece::role),
+        }
+    }
+
+    /// The role captured by `m`, if any (a pawn for en passant).
+    #[inline]
+    pub fn captured_role(&self, m: Move) -> Option<Role> {
+        match m.kind() {
+            MoveKind::EnPassant => Some(Role::Pawn),
+            MoveKind::Normal | MoveKind::Promotion(_) => {
+                self.board[m.to().index()].map(Piece::role)
+            }
+            _ => None,
+        }
+    }
+
+    /// Does `m` (legal here) give check? Computed by playing it on a copy, which is cheap and
+    /// exact for discovered checks, castling and en passant alike.
+    pub fn gives_check(&self, m: Move) -> bool {
+        let them = self.turn.flip();
+        let ksq = self.king(them);
+        // Fast path for the common case: a direct check from the destination, or none
+        // possible at all.
+        if let MoveKind::Drop(role) = m.kind() {
+            return super::attacks::attacks(role, self.turn, m.to(), self.occupied()).contains(ksq);
+        }
+        self.after(m).in_check()
+    }
+
+    /// Pieces (not pawns, not the king) of `color` on the board.
+    #[inline]
+    pub fn non_pawn_pieces(&self, color: Color) -> Bitboard {
+        self.us(color) & !self.by_role[Role::Pawn.index()] & !self.by_role[Role::King.index()]
+    }
+
+    /// Rook and bishop attacks from a square, for callers outside this module that need a
+    /// slider lookup with this position's occupancy.
+    #[inline]
+    pub fn slider_attacks(&self, role: Role, sq: Square) -> Bitboard {
+        match role {
+            Role::Bishop => bishop_attacks(sq, self.occupied()),
+            Role::Rook => rook_attacks(sq, self.occupied()),
+            _ => queen_attacks(sq, self.occupied()),
+        }
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", self.fen())
+    }
+}
+
+/// A board diagram with pockets, FEN and key (the UCI `d` command).
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, " +---+---+---+---+---+---+---+---+")?;
+        for rank in (0..8).rev() {
+            f.write_str(" ")?;
+            for file in 0..8 {
+                let sq = Square::new(rank * 8 + file);
+                let c = self.board[sq.index()].map_or(' ', Piece::char);
+                let mark = if self.promoted.contains(sq) { '~' } else { ' ' };
+                write!(f, "| {c}{mark}")?;
+            }
+            writeln!(f, "| {}", rank + 1)?;
+            writeln!(f, " +---+---+---+---+---+---+---+---+")?;
+        }
+        writeln!(f, "   a   b   c   d   e   f   g   h")?;
+        writeln!(f)?;
+        writeln!(
+            f,
+            "Pockets: white [{}] black [{}]",
+            self.hands[0].fen_letters(Color::White),
+            self.hands[1].fen_letters(Color::Black)
+        )?;
+        let promoted: Vec<String> = self.promoted.map(|s| s.to_string()).collect();
+        writeln!(
+            f,
+            "Promoted: {}",
+            if promoted.is_empty() { "-".to_string() } else { promoted.join(" ") }
+        )?;
+        writeln!(f, "Variant: {}", self.variant)?;
+        writeln!(f, "Fen: {}", self.fen())?;
+        write!(f, "Key: {:016X}", self.key)?;
+        if self.in_check() {
+            let checkers: Vec<String> = self.checkers.map(|s| s.to_string()).collect();
+            write!(f, "\nCheckers: {}", checkers.join(" "))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,174 @@
+//! Every evaluation weight, named, in one flat table.
+//!
+//! The evaluation reads weights by the named offsets below; the tuner (`madhouse tune`) fits
+//! the whole table to game results and prints a replacement for `DEFAULT_WEIGHTS`. Units are
+//! centipawns except the king-danger inputs, which are "danger units" turned into a penalty
+//! by `danger_penalty` (quadratic, capped).
+
+/// Material of a piece on the board, pawn..queen.
+pub const MATERIAL_BOARD: usize = 0;
+/// Material of a piece in hand, pawn..queen (in crazyhouse a held piece is worth more: it can
+/// appear anywhere).
+pub const MATERIAL_HAND: usize = MATERIAL_BOARD + 5;
+/// Adjustment for a promoted piece on the board (knight..queen): it returns to the captor's
+/// hand as a pawn, so it is worth less than an original piece.
+pub const PROMOTED: usize = MATERIAL_HAND + 5;
+/// Piece-square tables, pawn..king, 64 squares each from white's side (a1 = 0).
+pub const PSQT: usize = PROMOTED + 4;
+/// Mobility by number of safe squares: knight 0..=8, bishop 0..=13, rook 0..=14, queen 0..=27.
+pub const MOBILITY: usize = PSQT + 6 * 64;
+/// Offsets of each role's mobility table inside `MOBILITY` (knight, bishop, rook, queen).
+pub const MOBILITY_OFFSETS: [usize; 4] = [0, 9, 23, 38];
+/// Number of mobility entries.
+pub const MOBILITY_LEN: usize = 66;
+/// Bonus for owning both bishops on the board.
+pub const BISHOP_PAIR: usize = MOBILITY + MOBILITY_LEN;
+/// Penalty per doubled pawn.
+pub const DOUBLED_PAWN: usize = BISHOP_PAIR + 1;
+/// Penalty per isolated pawn.
+pub const ISOLATED_PAWN: usize = DOUBLED_PAWN + 1;
+/// Passed pawn by relative rank (index 0..8).
+pub const PASSED_PAWN: usize = ISOLATED_PAWN + 1;
+/// Bonus for the side to move.
+pub const TEMPO: usize = PASSED_PAWN + 8;
+/// Bonus per drop square in the enemy half that the enemy does not attack, for each role held
+/// (knight..queen); pawns excluded (they cannot reach far).
+pub const DROP_MOBILITY: usize = TEMPO + 1;
+/// Bonus per enemy piece attacked by one of our pawns.
+pub const PAWN_THREAT: usize = DROP_MOBILITY + 1;
+/// Penalty per own piece (not pawn) attacked and not defended.
+pub const HANGING: usize = PAWN_THREAT + 1;
+/// Bonus for a rook on an open file.
+pub const ROOK_OPEN_FILE: usize = HANGING + 1;
+
+// ----- King danger inputs (danger units). -----
+
+/// Constant term of the danger sum.
+pub const KD_BIAS: usize = ROOK_OPEN_FILE + 1;
+/// Danger per enemy piece attacking the king ring, by its role (pawn..queen).
+pub const KD_ATTACKER: usize = KD_BIAS + 1;
+/// Danger per attacked ring square (attacks counted once per attacker).
+pub const KD_RING_ATTACKS: usize = KD_ATTACKER + 5;
+/// Danger per piece the enemy holds in hand, by role (pawn..queen).
+pub const KD_HAND: usize = KD_RING_ATTACKS + 1;
+/// Danger per safe checking square, by the role that can check from there (by a move or a
+/// drop from hand): pawn..queen.
+pub const KD_SAFE_CHECK: usize = KD_HAND + 5;
+/// Danger per empty ring square we do not defend (a landing square for drops), counted only
+/// when the enemy holds pieces.
+pub const KD_HOLE: usize = KD_SAFE_CHECK + 5;
+/// Danger per ring square the enemy attacks and we defend only with the king, or not at all.
+pub const KD_WEAK_RING: usize = KD_HOLE + 1;
+/// Danger per own pawn in the shield (the three files around the king, two ranks ahead).
+pub const KD_SHIELD: usize = KD_WEAK_RING + 1;
+/// Danger per own piece (not pawn) next to the king, defending it.
+pub const KD_DEFENDER: usize = KD_SHIELD + 1;
+/// Danger per open or half-open file next to or at the king.
+pub const KD_OPEN_FILE: usize = KD_DEFENDER + 1;
+/// Total number of weights.
+pub const NUM_WEIGHTS: usize = KD_OPEN_FILE + 1;
+
+/// Divisor of the quadratic danger penalty.
+pub const DANGER_DIVISOR: i32 = 512;
+/// Largest king-danger penalty in centipawns.
+pub const DANGER_CAP: i32 = 2500;
+
+/// Turns a danger sum into a penalty in centipawns: `d² / DANGER_DIVISOR`, capped.
+#[inline]
+pub fn danger_penalty(danger: i32) -> i32 {
+    if danger <= 0 {
+        0
+    } else {
+        let d = danger.min(4096);
+        (d * d / DANGER_DIVISOR).min(DANGER_CAP)
+    }
+}
+
+const fn build_defaults() -> [i32; NUM_WEIGHTS] {
+    let mut w = [0i32; NUM_WEIGHTS];
+    let board = [100, 260, 270, 340, 580];
+    let hand = [120, 290, 280, 350, 600];
+    let mut i = 0;
+    while i < 5 {
+        w[MATERIAL_BOARD + i] = board[i];
+        w[MATERIAL_HAND + i] = hand[i];
+        i += 1;
+    }
+    w[PROMOTED] = -20;
+    w[PROMOTED + 1] = -20;
+    w[PROMOTED + 2] = -30;
+    w[PROMOTED + 3] = -60;
+    // Piece-square tables: centralisation for minor pieces, advanced pawns, and a king that
+    // stays home behind its pawns (an exposed king is fatal with drops).
+    let mut sq = 0;
+    while sq < 64 {
+        let file = (sq % 8) as i32;
+        let rank = (sq / 8) as i32;
+        let fc = if file < 4 { file } else { 7 - file }; // 0 edge .. 3 centre
+        let rc = if rank < 4 { rank } else { 7 - rank };
+        w[PSQT + sq] = if rank == 0 || rank == 7 { 0 } else { (rank - 1) * 4 + fc * 2 };
+        w[PSQT + 64 + sq] = (fc + rc) * 6 - 20;
+        w[PSQT + 128 + sq] = (fc + rc) * 3 - 8;
+        w[PSQT + 192 + sq] = if rank == 6 { 15 } else { 0 };
+        w[PSQT + 256 + sq] = (fc + rc) * 2 - 6;
+        w[PSQT + 320 + sq] = if rank == 0 {
+            match file {
+                0 | 1 | 6 | 7 => 20,
+                2 => 10,
+                _ => 0,
+            }
+        } else {
+            -25 * rank
+        };
+        sq += 1;
+    }
+    // Mobility: roughly linear around a typical count.
+    let centres = [4, 6, 7, 13];
+    let slopes = [5, 4, 3, 2];
+    let lens = [9, 14, 15, 28];
+    let mut r = 0;
+    while r < 4 {
+        let mut n = 0;
+        while n < lens[r] {
+            w[MOBILITY + MOBILITY_OFFSETS[r] + n] = (n as i32 - centres[r]) * slopes[r];
+            n += 1;
+        }
+        r += 1;
+    }
+    w[BISHOP_PAIR] = 20;
+    w[DOUBLED_PAWN] = -10;
+    w[ISOLATED_PAWN] = -8;
+    let passed = [0, 5, 5, 10, 20, 35, 60, 0];
+    let mut k = 0;
+    while k < 8 {
+        w[PASSED_PAWN + k] = passed[k];
+        k += 1;
+    }
+    w[TEMPO] = 30;
+    w[DROP_MOBILITY] = 1;
+    w[PAWN_THREAT] = 30;
+    w[HANGING] = -20;
+    w[ROOK_OPEN_FILE] = 15;
+
+    w[KD_BIAS] = -40;
+    let attacker = [10, 30, 20, 30, 50];
+    let hand_danger = [8, 30, 15, 25, 40];
+    let safe_check = [30, 60, 40, 60, 50];
+    let mut j = 0;
+    while j < 5 {
+        w[KD_ATTACKER + j] = attacker[j];
+        w[KD_HAND + j] = hand_danger[j];
+        w[KD_SAFE_CHECK + j] = safe_check[j];
+        j += 1;
+    }
+    w[KD_RING_ATTACKS] = 8;
+    w[KD_HOLE] = 12;
+    w[KD_WEAK_RING] = 15;
+    w[KD_SHIELD] = -12;
+    w[KD_DEFENDER] = -8;
+    w[KD_OPEN_FILE] = 15;
+    w
+}
+
+/// The weights the engine plays with.
+pub static DEFAULT_WEIGHTS: [i32; NUM_WEIGHTS] = build_defaults();

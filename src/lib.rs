@@ -1,0 +1,22 @@
+//! Madhouse: a crazyhouse chess engine (also loop chess and chessgi).
+//!
+//! Layers, bottom up:
+//! - [`core`]: rules, move generation, FEN and notation;
+//! - [`perft`]: move-generator verification;
+//! - [`eval`]: drop-aware evaluation; [`tt`]: the shared transposition table;
+//! - [`search`]: lazy-SMP alpha-beta; [`time`]: limits and time management;
+//! - [`engine`]: the boundary protocols talk to; [`protocol`]: UCI and XBoard;
+//! - [`bench`]: the node-count signature; [`tune`]: fitting evaluation weights.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod bench;
+pub mod core;
+pub mod engine;
+pub mod eval;
+pub mod perft;
+pub mod protocol;
+pub mod search;
+pub mod time;
+pub mod tt;

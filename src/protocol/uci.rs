@@ -1,0 +1,530 @@
+//! UCI, with the `UCI_Variant` option (crazyhouse, loop, chessgi).
+//!
+//! Built to what cutechess-cli and python-chess (lichess-bot) send: options are set before
+//! `ucinewgame` and keep their values across games; `position` keeps the previous position
+//! when its FEN or a move is bad; `bestmove` never comes before `stop` or `ponderhit` in
+//! `go infinite` and `go ponder`. Problems are reported as `info string`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+
+use super::{Event, Game};
+use crate::core::{Move, Variant};
+use crate::engine::{
+    Engine, SearchRequest, SearchResult, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS,
+};
+use crate::search::params::MATE_BOUND;
+use crate::search::{Info, Reporter, Score};
+use crate::time::{Clock, Limits};
+use crate::tt::Bound;
+
+/// The engine's name and version as protocols show it.
+pub const ENGINE_NAME: &str = concat!("Madhouse ", env!("CARGO_PKG_VERSION"));
+/// The authors.
+pub const AUTHORS: &str = "the Madhouse developers";
+
+/// Largest MultiPV value.
+const MAX_MULTIPV: usize = 500;
+/// Largest Move Overhead in milliseconds.
+const MAX_OVERHEAD: u64 = 5000;
+
+/// Formats an internal score as UCI `cp X` or `mate N`.
+pub fn uci_score(v: i32) -> String {
+    match Score::from_internal(v) {
+        Score::Cp(cp) => format!("cp {cp}"),
+        Score::Mate(n) => format!("mate {n}"),
+    }
+}
+
+/// Win/draw/loss permille for a score, from a logistic model of crazyhouse results
+/// (decisive games dominate; draws are rare).
+pub fn wdl(v: i32) -> (u32, u32, u32) {
+    if v >= MATE_BOUND {
+        return (1000, 0, 0);
+    }
+    if v <= -MATE_BOUND {
+        return (0, 0, 1000);
+    }
+    let f = |x: f64| 1.0 / (1.0 + (-(x - 60.0) / 90.0).exp());
+    let w = (f(v as f64) * 1000.0).round() as u32;
+    let l = (f(-v as f64) * 1000.0).round() as u32;
+    let l = l.min(1000 - w);
+    (w, 1000 - w - l, l)
+}
+
+struct UciReporter {
+    show_wdl: AtomicBool,
+}
+
+impl Reporter for UciReporter {
+    fn info(&self, i: &Info) {
+        let bound = match i.bound {
+            Bound::Lower => " lowerbound",
+            Bound::Upper => " upperbound",
+            _ => "",
+        };
+        let wdl = if self.show_wdl.load(Ordering::Relaxed) {
+            let (w, d, l) = wdl(i.score);
+            format!(" wdl {w} {d} {l}")
+        } else {
+            String::new()
+        };
+        let pv: Vec<String> = i.pv.iter().map(Move::to_string).collect();
+        let pv = if pv.is_empty() { String::new() } else { format!(" pv {}", pv.join(" ")) };
+        println!(
+            "info depth {} seldepth {} multipv {} score {}{}{} nodes {} nps {} hashfull {} tbhits 0 time {}{}",
+            i.depth,
+            i.seldepth,
+            i.multipv,
+            uci_score(i.score),
+            bound,
+            wdl,
+            i.nodes,
+            i.nps(),
+            i.hashfull,
+            i.time_ms,
+            pv
+        );
+    }
+
+    fn message(&self, text: &str) {
+        println!("info string {text}");
+    }
+}
+
+/// The UCI session state.
+pub struct Uci {
+    engine: Engine,
+    game: Game,
+    variant: Variant,
+    reporter: Arc<UciReporter>,
+    ponder: bool,
+    analyse_mode: bool,
+    syzygy_path: String,
+    pending_hash: Option<usize>,
+    pending_threads: Option<usize>,
+}
+
+impl Default for Uci {
+    fn default() -> Self {
+        Uci::new()
+    }
+}
+
+fn info_string(text: &str) {
+    println!("info string {text}");
+}
+
+impl Uci {
+    /// A fresh session.
+    pub fn new() -> Uci {
+        Uci {
+            engine: Engine::new(),
+            game: Game::new(Variant::Crazyhouse),
+            variant: Variant::Crazyhouse,
+            reporter: Arc::new(UciReporter { show_wdl: AtomicBool::new(false) }),
+            ponder: false,
+            analyse_mode: false,
+            syzygy_path: String::new(),
+            pending_hash: None,
+            pending_threads: None,
+        }
+    }
+
+    /// Processes `first` (if any) and then every line from `rx` until `quit` or end of input.
+    pub fn run(mut self, first: Option<String>, rx: &Receiver<Event>) {
+        if let Some(line) = first {
+            if !self.handle(&line) {
+                return self.shutdown();
+            }
+        }
+        while let Ok(event) = rx.recv() {
+            if let Event::Line(line) = event {
+                if !self.handle(&line) {
+                    break;
+                }
+            }
+        }
+        self.shutdown();
+    }
+
+    fn shutdown(mut self) {
+        self.engine.stop();
+        self.engine.wait();
+    }
+
+    /// Handles one command line; false means quit.
+    pub fn handle(&mut self, line: &str) -> bool {
+        let mut tokens = line.split_whitespace();
+        let Some(cmd) = tokens.next() else { return true };
+        let rest: Vec<&str> = tokens.collect();
+        match cmd {
+            "uci" => self.cmd_uci(),
+            "isready" => println!("readyok"),
+            "debug" | "register" => {}
+            "setoption" => self.cmd_setoption(&rest),
+            "ucinewgame" => {
+                self.engine.stop();
+                self.apply_pending();
+                self.engine.clear();
+            }
+            "position" => self.cmd_position(&rest),
+            "go" => self.cmd_go(&rest),
+            "stop" => self.engine.stop(),
+            "ponderhit" => self.engine.ponderhit(),
+            "quit" => {
+                self.engine.stop();
+                return false;
+            }
+            "d" => println!("{}", self.game.current()),
+            "eval" => {
+                for l in crate::eval::breakdown(self.game.current()).lines() {
+                    println!("{l}");
+                }
+            }
+            "bench" => {
+                if self.engine.is_searching() {
+                    info_string("bench is not available during a search");
+                } else {
+                    let depth = rest
+                        .first()
+                        .and_then(|d| d.parse().ok())
+                        .unwrap_or(crate::bench::DEFAULT_DEPTH);
+                    run_bench(depth.clamp(1, 30));
+                }
+            }
+            "flip" => {}
+            _ => info_string(&format!("unknown command '{}'", truncate(line, 80))),
+        }
+        true
+    }
+
+    fn cmd_uci(&self) {
+        println!("id name {ENGINE_NAME}");
+        println!("id author {AUTHORS}");
+        println!();
+        println!("option name Threads type spin default 1 min 1 max {MAX_THREADS}");
+        println!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}");
+        println!("option name Clear Hash type button");
+        println!("option name Ponder type check default false");
+        println!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
+        println!("option name Move Overhead type spin default 10 min 0 max {MAX_OVERHEAD}");
+        let vars: Vec<String> = Variant::ALL.iter().map(|v| format!("var {}", v.name())).collect();
+        println!("option name UCI_Variant type combo default crazyhouse {}", vars.join(" "));
+        println!("option name UCI_AnalyseMode type check default false");
+        println!("option name UCI_ShowWDL type check default false");
+        println!("option name SyzygyPath type string default <empty>");
+        println!("uciok");
+    }
+
+    fn apply_pending(&mut self) {
+        if self.engine.is_searching() {
+            return;
+        }
+        self.engine.wait();
+        if let Some(mb) = self.pending_hash.take() {
+            self.engine.set_hash(mb);
+        }
+        if let Some(n) = self.pending_threads.take() {
+            self.engine.set_threads(n);
+        }
+    }
+
+    fn cmd_setoption(&mut self, rest: &[&str]) {
+        // setoption name <words...> [value <words...>]
+        let Some(name_at) = rest.iter().position(|t| t.eq_ignore_ascii_case("name")) else {
+            return info_string("setoption needs 'name'");
+        };
+        let value_at = rest.iter().position(|t| t.eq_ignore_ascii_case("value"));
+        let name_end = value_at.unwrap_or(rest.len());
+        if name_end <= name_at + 1 {
+            return info_string("setoption needs an option name");
+        }
+        let name = rest[name_at + 1..name_end].join(" ");
+        let value = value_at.map(|v| rest[v + 1..].join(" ")).unwrap_or_default();
+        let lname = name.to_ascii_lowercase();
+        let spin = |min: i64, max: i64| -> Option<i64> {
+            match value.parse::<i64>() {
+                Ok(v) if (min..=max).contains(&v) => Some(v),
+                _ => {
+                    info_string(&format!(
+                        "invalid value '{value}' for {name}: expected {min}..{max}"
+                    ));
+                    None
+                }
+            }
+        };
+        let check = || -> Option<bool> {
+            match value.to_ascii_lowercase().as_str() {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => {
+                    info_string(&format!(
+                        "invalid value '{value}' for {name}: expected true or false"
+                    ));
+                    None
+                }
+            }
+        };
+        match lname.as_str() {
+            "hash" => {
+                if let Some(v) = spin(1, MAX_HASH_MB as i64) {
+                    self.pending_hash = Some(v as usize);
+                    self.apply_pending();
+                }
+            }
+            "threads" => {
+                if let Some(v) = spin(1, MAX_THREADS as i64) {
+                    self.pending_threads = Some(v as usize);
+                    self.apply_pending();
+                }
+            }
+            "clear hash" => {
+                if self.engine.is_searching() {
+                    info_string("Clear Hash ignored during a search");
+                } else {
+                    self.engine.clear();
+                }
+            }
+            "ponder" => {
+                if let Some(b) = check() {
+                    self.ponder = b;
+                }
+            }
+            "multipv" => {
+                if let Some(v) = spin(1, MAX_MULTIPV as i64) {
+                    self.engine.options.multipv = v as usize;
+                }
+            }
+            "move overhead" => {
+                if let Some(v) = spin(0, MAX_OVERHEAD as i64) {
+                    self.engine.options.move_overhead_ms = v as u64;
+                }
+            }
+            "uci_variant" => match value.parse::<Variant>() {
+                Ok(v) => {
+                    if v != self.variant {
+                        self.variant = v;
+                        self.game = Game::new(v);
+                    }
+                }
+                Err(e) => info_string(&e),
+            },
+            "uci_analysemode" => {
+                if let Some(b) = check() {
+                    self.analyse_mode = b;
+                }
+            }
+            "uci_showwdl" => {
+                if let Some(b) = check() {
+                    self.reporter.show_wdl.store(b, Ordering::Relaxed);
+                }
+            }
+            "syzygypath" => {
+                // Accepted for lichess-bot's default configuration; crazyhouse has no
+                // tablebases, so the path is never read.
+                self.syzygy_path = value;
+            }
+            "uci_opponent" | "uci_elo" | "uci_limitstrength" | "uci_chess960" => {}
+            _ => info_string(&format!("unknown option '{name}'")),
+        }
+    }
+
+    fn cmd_position(&mut self, rest: &[&str]) {
+        let moves_at = rest.iter().position(|&t| t == "moves");
+        let spec_end = moves_at.unwrap_or(rest.len());
+        let mut game = match rest.first() {
+            Some(&"startpos") => Game::new(self.variant),
+            Some(&"fen") => match Game::from_fen(&rest[1..spec_end].join(" "), self.variant) {
+                Ok(g) => g,
+                Err(e) => return info_string(&format!("{e}; position unchanged")),
+            },
+            _ => return info_string("position needs 'startpos' or 'fen'; position unchanged"),
+        };
+        if let Some(m) = moves_at {
+            for text in &rest[m + 1..] {
+                if let Err(e) = game.current().parse_uci(text).map(|mv| game.push(mv)) {
+                    return info_string(&format!(
+                        "{e} after {} moves; position unchanged",
+                        game.ply()
+                    ));
+                }
+            }
+        }
+        self.game = game;
+    }
+
+    fn parse_go(&self, rest: &[&str]) -> Result<(Limits, Option<u32>), String> {
+        let mut limits = Limits::default();
+        let mut perft = None;
+        let (mut wtime, mut btime, mut winc, mut binc, mut mtg) = (None, None, 0u64, 0u64, None);
+        let mut i = 0;
+        let num = |i: usize| -> Result<i64, String> {
+            let t = rest.get(i).ok_or_else(|| format!("'{}' needs a value", rest[i - 1]))?;
+            t.parse::<i64>().map_err(|_| format!("bad value '{t}' for '{}'", rest[i - 1]))
+        };
+        while i < rest.len() {
+            match rest[i] {
+                "wtime" => {
+                    i += 1;
+                    wtime = Some(num(i)?.max(0) as u64);
+                }
+                "btime" => {
+                    i += 1;
+                    btime = Some(num(i)?.max(0) as u64);
+                }
+                "winc" => {
+                    i += 1;
+                    winc = num(i)?.max(0) as u64;
+                }
+                "binc" => {
+                    i += 1;
+                    binc = num(i)?.max(0) as u64;
+                }
+                "movestogo" => {
+                    i += 1;
+                    mtg = Some(num(i)?.clamp(1, 1000) as u32);
+                }
+                "depth" => {
+                    i += 1;
+                    limits.depth = Some(num(i)?.clamp(1, 1000) as i32);
+                }
+                "nodes" => {
+                    i += 1;
+                    limits.nodes = Some(num(i)?.max(1) as u64);
+                }
+                "mate" => {
+                    i += 1;
+                    limits.mate = Some(num(i)?.clamp(1, 500) as i32);
+                }
+                "movetime" => {
+                    i += 1;
+                    limits.movetime = Some(num(i)?.max(1) as u64);
+                }
+                "perft" => {
+                    i += 1;
+                    perft = Some(num(i)?.clamp(0, 20) as u32);
+                }
+                "infinite" => limits.infinite = true,
+                "ponder" => limits.ponder = true,
+                "searchmoves" => {
+                    for t in &rest[i + 1..] {
+                        if *t == "0000" {
+                            continue;
+                        }
+                        match self.game.current().parse_uci(t) {
+                            Ok(m) => limits.searchmoves.push(m),
+                            Err(e) => return Err(format!("searchmoves: {e}")),
+                        }
+                    }
+                    i = rest.len();
+                }
+                other => return Err(format!("unknown go parameter '{other}'")),
+            }
+            i += 1;
+        }
+        let pos = self.game.current();
+        let (time, inc) = match pos.turn() {
+            crate::core::Color::White => (wtime, winc),
+            crate::core::Color::Black => (btime, binc),
+        };
+        if let Some(t) = time {
+            limits.clock = Some(Clock { time_ms: t, inc_ms: inc, movestogo: mtg });
+        }
+        if self.analyse_mode && limits.clock.is_none() && limits.movetime.is_none() {
+            limits.infinite |=
+                limits.depth.is_none() && limits.nodes.is_none() && limits.mate.is_none();
+        }
+        Ok((limits, perft))
+    }
+
+    fn cmd_go(&mut self, rest: &[&str]) {
+        if self.engine.is_searching() {
+            return info_string("already searching; send stop first");
+        }
+        let (limits, perft) = match self.parse_go(rest) {
+            Ok(x) => x,
+            Err(e) => return info_string(&format!("{e}; go ignored")),
+        };
+        if let Some(depth) = perft {
+            return run_perft(self.game.current(), depth);
+        }
+        self.apply_pending();
+        if limits.ponder && !self.ponder {
+            log::debug!("go ponder without the Ponder option set");
+        }
+        let req = SearchRequest {
+            root: self.game.current().clone(),
+            history: self.game.history_keys(),
+            limits,
+        };
+        let on_done = Box::new(|r: SearchResult| match r.best {
+            Some(b) => match r.ponder {
+                Some(p) => println!("bestmove {b} ponder {p}"),
+                None => println!("bestmove {b}"),
+            },
+            None => println!("bestmove (none)"),
+        });
+        self.engine.start(req, self.reporter.clone(), on_done);
+    }
+}
+
+/// Prints perft divide and `Nodes searched: N`, as Stockfish does.
+pub fn run_perft(pos: &crate::core::Position, depth: u32) {
+    let start = std::time::Instant::now();
+    let mut total = 0;
+    for (m, n) in crate::perft::divide(pos, depth) {
+        println!("{m}: {n}");
+        total += n;
+    }
+    if depth == 0 {
+        total = 1;
+    }
+    let ms = start.elapsed().as_millis() as u64;
+    println!();
+    println!("Nodes searched: {total}");
+    log::info!("perft {depth}: {total} nodes in {ms} ms");
+}
+
+/// Runs the bench and prints per-position counts and the totals.
+pub fn run_bench(depth: i32) {
+    let r = crate::bench::run(depth, 16, |i, fen, nodes| {
+        eprintln!("Position {i:>2}: {nodes:>10}  {fen}");
+    });
+    println!("===========================");
+    println!("Total time (ms): {}", r.ms);
+    println!("Nodes searched: {}", r.nodes);
+    println!("Nodes/second: {}", r.nodes * 1000 / r.ms.max(1));
+}
+
+fn truncate(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wdl_sums_to_1000_and_is_monotone() {
+        let mut last = 0;
+        for v in (-2000..2000).step_by(37) {
+            let (w, d, l) = wdl(v);
+            assert_eq!(w + d + l, 1000);
+            assert!(w >= last);
+            last = w;
+        }
+        assert_eq!(wdl(MATE_BOUND + 5), (1000, 0, 0));
+    }
+
+    #[test]
+    fn scores() {
+        assert_eq!(uci_score(35), "cp 35");
+        assert_eq!(uci_score(crate::search::params::MATE - 1), "mate 1");
+        assert_eq!(uci_score(-crate::search::params::MATE + 2), "mate -1");
+    }
+}

@@ -1,0 +1,1163 @@
+//! The search: iterative deepening with aspiration windows over a principal-variation
+//! alpha-beta search and a quiescence search, run by one `Worker` per thread (lazy SMP).
+//!
+//! Workers share only what `Shared` holds: the transposition table (lockless, see `tt`),
+//! the stop and ponder flags and per-thread node counters, all atomics. Everything else
+//! (histories, killers, the search stack) belongs to one worker.
+
+pub mod history;
+pub mod movepick;
+pub mod params;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::core::{Move, Position, Role};
+use crate::eval::evaluate;
+use crate::time::{Limits, TimeBudget};
+use crate::tt::{Bound, TranspositionTable};
+use history::{bonus, piece_to, History};
+use movepick::{ContKeys, MovePicker};
+use params::*;
+
+/// A score as protocols show it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns from the side to move's view.
+    Cp(i32),
+    /// Mate in this many moves (negative: being mated).
+    Mate(i32),
+}
+
+impl Score {
+    /// Converts an internal score.
+    pub fn from_internal(v: i32) -> Score {
+        if v >= MATE_BOUND {
+            Score::Mate((MATE - v + 1) / 2)
+        } else if v <= -MATE_BOUND {
+            Score::Mate(-(MATE + v) / 2)
+        } else {
+            Score::Cp(v)
+        }
+    }
+}
+
+/// Progress of the search, for protocol output.
+#[derive(Clone, Debug)]
+pub struct Info {
+    /// Completed (or current) depth.
+    pub depth: i32,
+    /// Deepest ply reached.
+    pub seldepth: usize,
+    /// 1-based line number for MultiPV.
+    pub multipv: usize,
+    /// Internal score (mate scores beyond `MATE_BOUND`).
+    pub score: i32,
+    /// `Exact`, or a bound from a failed aspiration window.
+    pub bound: Bound,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+    /// Milliseconds since the search started.
+    pub time_ms: u64,
+    /// Permille of the hash table in use.
+    pub hashfull: u32,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+}
+
+impl Info {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        self.nodes * 1000 / self.time_ms.max(1)
+    }
+}
+
+/// Receives progress and the final result of a search.
+pub trait Reporter: Send + Sync {
+    /// A principal variation line.
+    fn info(&self, info: &Info);
+    /// A free-form message (UCI `info string`, XBoard `#` comment).
+    fn message(&self, _text: &str) {}
+}
+
+/// One search-wide padded counter, so that threads do not share cache lines for node counts.
+#[repr(align(64))]
+#[derive(Default)]
+struct Counter(AtomicU64);
+
+/// What all workers of one search share.
+pub struct Shared {
+    /// The transposition table.
+    pub tt: Arc<TranspositionTable>,
+    /// Set to end the search.
+    pub stop: AtomicBool,
+    /// Set while pondering: time limits do not apply until `ponderhit` clears it.
+    pub pondering: AtomicBool,
+    nodes: Vec<Counter>,
+    /// Search limits.
+    pub limits: Limits,
+    /// Time budget (from `limits` and Move Overhead).
+    pub budget: TimeBudget,
+    start: Instant,
+    /// Milliseconds after `start` when timing begins (moved forward by `ponderhit`).
+    timing_origin_ms: AtomicU64,
+    /// Number of principal variations to search.
+    pub multipv: usize,
+    /// Where progress goes.
+    pub reporter: Arc<dyn Reporter>,
+}
+
+impl Shared {
+    /// Shared state for a search with `threads` workers.
+    pub fn new(
+        tt: Arc<TranspositionTable>,
+        threads: usize,
+        limits: Limits,
+        overhead_ms: u64,
+        multipv: usize,
+        reporter: Arc<dyn Reporter>,
+    ) -> Shared {
+        let budget = TimeBudget::new(&limits, overhead_ms);
+        let ponder = limits.ponder;
+        Shared {
+            tt,
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(ponder),
+            nodes: (0..threads.max(1)).map(|_| Counter::default()).collect(),
+            limits,
+            budget,
+            start: Instant::now(),
+            timing_origin_ms: AtomicU64::new(0),
+            multipv: multipv.max(1),
+            reporter,
+        }
+    }
+
+    /// Total nodes of all workers (as last published).
+    pub fn total_nodes(&self) -> u64 {
+        self.nodes.iter().map(|c| c.0.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Milliseconds since the search started.
+    pub fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Milliseconds counted against the time budget.
+    fn timed_ms(&self) -> u64 {
+        self.elapsed_ms().saturating_sub(self.timing_origin_ms.load(Ordering::Relaxed))
+    }
+
+    /// Switches from pondering to normal search: the budget starts counting now.
+    pub fn ponderhit(&self) {
+        self.timing_origin_ms.store(self.elapsed_ms(), Ordering::Relaxed);
+        self.pondering.store(false, Ordering::Release);
+    }
+
+    /// Ends the search.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// Has the search been told to end?
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// A root move with its latest score and line.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    /// The move.
+    pub mv: Move,
+    /// Score from the current iteration (`-INFINITE` until searched with a full window).
+    pub score: i32,
+    /// Score from the previous iteration.
+    pub prev_score: i32,
+    /// Bound of `score`.
+    pub bound: Bound,
+    /// Principal variation starting with `mv`.
+    pub pv: Vec<Move>,
+    /// Selective depth of its line.
+    pub seldepth: usize,
+}
+
+#[derive(Copy, Clone, Default)]
+struct Frame {
+    eval: i32,
+    /// Piece-to key of the move played from this ply (for continuation history).
+    pt: Option<usize>,
+    mv: Option<Move>,
+    excluded: Option<Move>,
+    null: bool,
+}
+
+trait NodeType {
+    const PV: bool;
+    const ROOT: bool;
+}
+struct Root;
+struct Pv;
+struct NonPv;
+impl NodeType for Root {
+    const PV: bool = true;
+    const ROOT: bool = true;
+}
+impl NodeType for Pv {
+    const PV: bool = true;
+    const ROOT: bool = false;
+}
+impl NodeType for NonPv {
+    const PV: bool = false;
+    const ROOT: bool = false;
+}
+
+/// Late-move reduction table, `[depth][move number]`.
+fn lmr_table() -> &'static [[i32; 64]; 64] {
+    use once_cell::sync::Lazy;
+    static TABLE: Lazy<Box<[[i32; 64]; 64]>> = Lazy::new(|| {
+        let mut t = Box::new([[0; 64]; 64]);
+        for (d, row) in t.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
+            }
+        }
+        t
+    });
+    &TABLE
+}
+
+/// Converts a score for storage: mate scores become relative to the stored node.
+#[inline]
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s + ply as i32
+    } else if s <= -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+/// Converts a stored score back to a root-relative one.
+#[inline]
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s - ply as i32
+    } else if s <= -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+/// One search thread's state.
+pub struct Worker {
+    /// Thread index; 0 is the main thread, which manages time and reports.
+    pub id: usize,
+    history: Box<History>,
+    killers: Box<[[Option<Move>; 2]; MAX_PLY + 2]>,
+    stack: Box<[Frame; MAX_PLY + 4]>,
+    keys: Vec<u64>,
+    pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
+    pv_len: Box<[usize; MAX_PLY + 1]>,
+    nodes: u64,
+    seldepth: usize,
+    root_moves: Vec<RootMove>,
+    pv_idx: usize,
+    root_depth: i32,
+    /// Deepest fully completed iteration.
+    pub completed_depth: i32,
+    best_move_changes: f64,
+    /// Score and line of the last principal variation reported (main thread).
+    last_reported: Option<(i32, Vec<Move>)>,
+}
+
+impl Worker {
+    /// A worker with fresh tables.
+    pub fn new(id: usize) -> Worker {
+        Worker {
+            id,
+            history: History::new(),
+            killers: Box::new([[None; 2]; MAX_PLY + 2]),
+            stack: Box::new([Frame::default(); MAX_PLY + 4]),
+            keys: Vec::with_capacity(4096),
+            pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
+            pv_len: Box::new([0; MAX_PLY + 1]),
+            nodes: 0,
+            seldepth: 0,
+            root_moves: Vec::new(),
+            pv_idx: 0,
+            root_depth: 0,
+            completed_depth: 0,
+            best_move_changes: 0.0,
+            last_reported: None,
+        }
+    }
+
+    /// Forgets everything learned (new game).
+    pub fn clear(&mut self) {
+        self.history.clear();
+        *self.killers = [[None; 2]; MAX_PLY + 2];
+    }
+
+    /// Nodes searched in the last search.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Root moves after the search, best first.
+    pub fn root_moves(&self) -> &[RootMove] {
+        &self.root_moves
+    }
+
+    /// Prepares a search of `root`, reached through positions with keys `history` (oldest
+    /// first, not including `root`).
+    pub fn prepare(&mut self, root: &Position, history: &[u64], limits: &Limits) {
+        self.keys.clear();
+        self.keys.extend_from_slice(history);
+        self.keys.push(root.key());
+        self.nodes = 0;
+        self.seldepth = 0;
+        self.completed_depth = 0;
+        self.best_move_changes = 0.0;
+        self.last_reported = None;
+        *self.killers = [[None; 2]; MAX_PLY + 2];
+        let legal = root.legal_moves();
+        self.root_moves = legal
+            .iter()
+            .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+            .map(|&mv| RootMove {
+                mv,
+                score: -INFINITE,
+                prev_score: -INFINITE,
+                bound: Bound::Upper,
+                pv: vec![mv],
+                seldepth: 0,
+            })
+            .collect();
+    }
+
+    #[inline]
+    fn publish_nodes(&self, shared: &Shared) {
+        if let Some(c) = shared.nodes.get(self.id) {
+            c.0.store(self.nodes, Ordering::Relaxed);
+        }
+    }
+
+    /// Checks limits every 1024 nodes (main thread) and reads the stop flag.
+    #[inline]
+    fn should_stop(&mut self, shared: &Shared) -> bool {
+        if self.nodes & 1023 == 0 {
+            self.publish_nodes(shared);
+            // Depth 1 always completes, so there is always a searched move to play.
+            if self.id == 0 && self.completed_depth >= 1 && !shared.stopped() {
+                self.check_limits(shared);
+            }
+        }
+        if self.id == 0 && self.completed_depth >= 1 {
+            if let Some(n) = shared.limits.nodes {
+                let others: u64 =
+                    shared.nodes.iter().skip(1).map(|c| c.0.load(Ordering::Relaxed)).sum();
+                if self.nodes + others >= n {
+                    shared.stop();
+                }
+            }
+        }
+        shared.stopped()
+    }
+
+    fn check_limits(&self, shared: &Shared) {
+        if shared.pondering.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(hard) = shared.budget.hard_ms {
+            if shared.timed_ms() >= hard {
+                shared.stop();
+            }
+        }
+    }
+
+    fn is_repetition(&self) -> bool {
+        let n = self.keys.len();
+        if n < 5 {
+            return false;
+        }
+        let key = self.keys[n - 1];
+        let mut i = n - 5;
+        loop {
+            if self.keys[i] == key {
+                return true;
+            }
+            if i < 2 {
+                return false;
+            }
+            i -= 2;
+        }
+    }
+
+    /// Runs iterative deepening on `root` until a limit or the stop flag ends it.
+    pub fn iterative_deepening(&mut self, root: &Position, shared: &Shared) {
+        if self.root_moves.is_empty() {
+            return;
+        }
+        let max_depth = shared.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let multipv = shared.multipv.min(self.root_moves.len());
+        let mut last_best = None;
+        let mut depth = 1;
+        while depth <= max_depth {
+            // Helpers skip some depths so that threads spread over different iterations.
+            if self.id > 0 && depth > 1 {
+                let (size, phase) = SKIP[(self.id - 1) % SKIP.len()];
+                if ((depth + phase) / size) % 2 != 0 {
+                    depth += 1;
+                    continue;
+                }
+            }
+            self.root_depth = depth;
+            for rm in &mut self.root_moves {
+                rm.prev_score = rm.score;
+            }
+            for pv_idx in 0..multipv {
+                self.pv_idx = pv_idx;
+                self.seldepth = 0;
+                let prev = self.root_moves[pv_idx].prev_score;
+                let mut delta = ASPIRATION_DELTA;
+                let (mut alpha, mut beta) =
+                    if depth >= ASPIRATION_MIN_DEPTH && prev.abs() < MATE_BOUND {
+                        ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+                    } else {
+                        (-INFINITE, INFINITE)
+                    };
+                loop {
+                    let score = self.search::<Root>(root, alpha, beta, depth, 0, false, shared);
+                    self.root_moves[pv_idx..]
+                        .sort_by_key(|rm| std::cmp::Reverse((rm.score, rm.prev_score)));
+                    if shared.stopped() {
+                        break;
+                    }
+                    if score <= alpha {
+                        beta = (alpha + beta) / 2;
+                        alpha = (score - delta).max(-INFINITE);
+                        self.report_bound(root, shared, pv_idx, Bound::Upper);
+                    } else if score >= beta {
+                        beta = (score + delta).min(INFINITE);
+                        self.report_bound(root, shared, pv_idx, Bound::Lower);
+                    } else {
+                        break;
+                    }
+                    delta += delta / 2;
+                }
+                self.root_moves[..=pv_idx]
+                    .sort_by_key(|rm| std::cmp::Reverse((rm.score, rm.prev_score)));
+                if shared.stopped() {
+                    break;
+                }
+            }
+            if shared.stopped() {
+                break;
+            }
+            self.completed_depth = depth;
+            if self.id == 0 {
+                self.report(shared, depth);
+            }
+            let best = self.root_moves[0].mv;
+            if last_best.is_some() && last_best != Some(best) {
+                self.best_move_changes += 1.0;
+            }
+            last_best = Some(best);
+            if self.id == 0 && self.iteration_says_stop(shared, depth) {
+                if !shared.pondering.load(Ordering::Relaxed) && !shared.limits.infinite {
+                    shared.stop();
+                }
+                break;
+            }
+            self.best_move_changes *= 0.5;
+            depth += 1;
+        }
+        self.publish_nodes(shared);
+    }
+
+    /// After a completed iteration: should the main thread stop?
+    fn iteration_says_stop(&self, shared: &Shared, depth: i32) -> bool {
+        let limits = &shared.limits;
+        if limits.depth.is_some_and(|d| depth >= d) || depth >= MAX_DEPTH {
+            return true;
+        }
+        let best = self.root_moves[0].score;
+        if let Some(m) = limits.mate {
+            if best >= MATE - (2 * m - 1) {
+                return true;
+            }
+        }
+        if limits.waits_for_stop() && shared.pondering.load(Ordering::Relaxed) {
+            return false;
+        }
+        if !limits.is_timed() {
+            return false;
+        }
+        // A proven mate needs no more time once the search is clearly deeper than it.
+        if best.abs() >= MATE_BOUND && depth > 2 * (MATE - best.abs()) + 6 {
+            return true;
+        }
+        if self.root_moves.len() == 1 && depth >= 4 {
+            return true;
+        }
+        if let Some(soft) = shared.budget.soft_ms {
+            let stability = (1.0 + self.best_move_changes).clamp(0.6, 2.5);
+            let target = (soft as f64 * stability) as u64;
+            if shared.timed_ms() >= target.min(shared.budget.hard_ms.unwrap_or(u64::MAX)) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Score and line of the last reported principal variation.
+    pub fn last_reported(&self) -> Option<&(i32, Vec<Move>)> {
+        self.last_reported.as_ref()
+    }
+
+    fn report(&mut self, shared: &Shared, depth: i32) {
+        if let Some(rm) = self.root_moves.first() {
+            self.last_reported = Some((rm.score, rm.pv.clone()));
+        }
+        let multipv = shared.multipv.min(self.root_moves.len());
+        let nodes = shared.total_nodes().max(self.nodes);
+        for (i, rm) in self.root_moves.iter().take(multipv).enumerate() {
+            let (score, d) =
+                if rm.score == -INFINITE { (rm.prev_score, depth - 1) } else { (rm.score, depth) };
+            if d < 1 || score == -INFINITE {
+                continue;
+            }
+            shared.reporter.info(&Info {
+                depth: d,
+                seldepth: rm.seldepth.max(d as usize),
+                multipv: i + 1,
+                score,
+                bound: Bound::Exact,
+                nodes,
+                time_ms: shared.elapsed_ms(),
+                hashfull: shared.tt.hashfull(),
+                pv: rm.pv.clone(),
+            });
+        }
+    }
+
+    fn report_bound(&self, _root: &Position, shared: &Shared, pv_idx: usize, bound: Bound) {
+        // Bound lines only for long searches, as GUIs ignore their scores anyway.
+        if self.id != 0 || shared.elapsed_ms() < 3000 {
+            return;
+        }
+        let rm = &self.root_moves[pv_idx];
+        shared.reporter.info(&Info {
+            depth: self.root_depth,
+            seldepth: self.seldepth,
+            multipv: pv_idx + 1,
+            score: rm.score,
+            bound,
+            nodes: shared.total_nodes().max(self.nodes),
+            time_ms: shared.elapsed_ms(),
+            hashfull: shared.tt.hashfull(),
+            pv: rm.pv.clone(),
+        });
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let child_len = self.pv_len[ply + 1].min(MAX_PLY);
+        self.pv[ply][ply] = Some(m);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len.max(ply + 1);
+    }
+
+    fn cont_keys(&self, ply: usize) -> ContKeys {
+        let prev1 = if ply >= 1 { self.stack[ply - 1].pt } else { None };
+        let prev2 = if ply >= 2 { self.stack[ply - 2].pt } else { None };
+        ContKeys([prev1, prev2])
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search<NT: NodeType>(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        mut beta: i32,
+        mut depth: i32,
+        ply: usize,
+        cut_node: bool,
+        shared: &Shared,
+    ) -> i32 {
+        if NT::PV {
+            self.pv_len[ply] = ply;
+        }
+        if depth <= 0 {
+            return self.qsearch::<NT>(pos, alpha, beta, ply, 0, shared);
+        }
+        self.nodes += 1;
+        if NT::PV && ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        if !NT::ROOT {
+            if self.should_stop(shared) {
+                return DRAW;
+            }
+            if ply >= MAX_PLY {
+                return if pos.in_check() { DRAW } else { evaluate(pos) };
+            }
+            if self.is_repetition() {
+                return DRAW;
+            }
+            // Mate-distance pruning.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        let in_check = pos.in_check();
+        let excluded = self.stack[ply].excluded;
+        let key = pos.key()
+            ^ excluded.map_or(0, |m| (m.raw() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+
+        // Transposition table.
+        let tt_hit = shared.tt.probe(key);
+        let tt_move = if NT::ROOT {
+            Some(self.root_moves[self.pv_idx].mv)
+        } else {
+            tt_hit.and_then(|h| h.mv)
+        };
+        let tt_score = tt_hit.map(|h| score_from_tt(h.score, ply));
+        if let (false, Some(h), Some(s)) = (NT::PV, tt_hit, tt_score) {
+            if h.depth >= depth
+                && excluded.is_none()
+                && match h.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                    Bound::None => false,
+                }
+            {
+                return s;
+            }
+        }
+
+        // Static evaluation.
+        let eval = if in_check {
+            -INFINITE
+        } else if let Some(h) = tt_hit {
+            let mut e = h.eval;
+            if let Some(s) = tt_score {
+                if s.abs() < MATE_BOUND
+                    && (h.bound == Bound::Exact
+                        || (h.bound == Bound::Lower && s > e)
+                        || (h.bound == Bound::Upper && s < e))
+                {
+                    e = s;
+                }
+            }
+            e
+        } else {
+            let e = evaluate(pos);
+            if excluded.is_none() {
+                shared.tt.store(key, None, -INFINITE, e, -8, Bound::None, NT::PV);
+            }
+            e
+        };
+        self.stack[ply].eval = eval;
+        let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
+        self.killers[ply + 1] = [None; 2];
+        self.stack[ply + 1].excluded = None;
+
+        if !NT::PV && !in_check && excluded.is_none() {
+            // Reverse futility pruning.
+            if depth <= RFP_DEPTH
+                && eval.abs() < MATE_BOUND
+                && eval - RFP_MARGIN * depth + if improving { RFP_IMPROVING } else { 0 } >= beta
+            {
+                return eval;
+            }
+            // Razoring.
+            if depth <= RAZOR_DEPTH && eval + RAZOR_MARGIN * depth < alpha {
+                let q = self.qsearch::<NonPv>(pos, alpha - 1, alpha, ply, 0, shared);
+                if q < alpha {
+                    return q;
+                }
+            }
+            // Null-move pruning. Passing gives the opponent a free drop as well as a free
+            // move, so only with real material to spare (board pieces or pieces in hand).
+            let us = pos.turn();
+            if cut_node
+                && depth >= NMP_MIN_DEPTH
+                && eval >= beta
+                && ply >= 1
+                && !self.stack[ply - 1].null
+                && (pos.non_pawn_pieces(us).any() || pos.hand(us).has_pieces())
+            {
+                let r = NMP_BASE
+                    + depth / NMP_DEPTH_DIVISOR
+                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(3);
+                let mut child = pos.clone();
+                child.play_null();
+                self.stack[ply].mv = None;
+                self.stack[ply].pt = None;
+                self.stack[ply].null = true;
+                self.keys.push(child.key());
+                let score = -self.search::<NonPv>(
+                    &child,
+                    -beta,
+                    -beta + 1,
+                    depth - r,
+                    ply + 1,
+                    false,
+                    shared,
+                );
+                self.keys.pop();
+                self.stack[ply].null = false;
+                if shared.stopped() {
+                    return DRAW;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+
+        // Internal iterative reduction: without a TT move this node is probably not worth a
+        // full-depth search.
+        if depth >= IIR_DEPTH && tt_move.is_none() && (NT::PV || cut_node) {
+            depth -= 1;
+        }
+
+        let counter = if ply >= 1 {
+            self.stack[ply - 1].pt.and_then(|pt| self.history.counter(pt))
+        } else {
+            None
+        };
+        let cont = self.cont_keys(ply);
+        let mut picker = MovePicker::new(pos, tt_move, self.killers[ply], counter, cont);
+        let mut best_score = -INFINITE;
+        let mut best_move = None;
+        let mut move_count = 0;
+        let mut quiets = Tried::default();
+        let mut captures = Tried::default();
+        let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
+
+        while let Some(m) = picker.next(pos, &self.history) {
+            if Some(m) == excluded {
+                continue;
+            }
+            if NT::ROOT && !self.root_moves[self.pv_idx..].iter().any(|rm| rm.mv == m) {
+                continue;
+            }
+            move_count += 1;
+            let is_tactical = pos.is_capture(m) || m.promotion_role().is_some();
+            let child = pos.after(m);
+            let gives_check = child.in_check();
+            let hist = if is_tactical { 0 } else { self.history.main(pos.turn(), m) };
+            let reduction = lmr_table()[depth.min(63) as usize][move_count.min(63)];
+
+            // Pruning of late, quiet or losing moves.
+            if !NT::ROOT && best_score > -MATE_BOUND {
+                if !is_tactical {
+                    if !NT::PV && !in_check && depth <= LMP_DEPTH && move_count as i32 > lmp_limit {
+                        picker.skip_quiets = true;
+                    }
+                    let lmr_depth = (depth - 1 - reduction).max(0);
+                    if !in_check
+                        && !gives_check
+                        && lmr_depth <= FUTILITY_DEPTH
+                        && eval + FUTILITY_BASE + FUTILITY_MARGIN * lmr_depth <= alpha
+                    {
+                        continue;
+                    }
+                    if lmr_depth < HISTORY_PRUNE_DEPTH
+                        && hist < -HISTORY_PRUNE_MARGIN * depth
+                        && !gives_check
+                    {
+                        continue;
+                    }
+                    if depth <= SEE_PRUNE_DEPTH
+                        && !pos.see_ge(m, -SEE_QUIET_MARGIN * lmr_depth * lmr_depth, &SEE_VALUES)
+                    {
+                        continue;
+                    }
+                } else if depth <= SEE_PRUNE_DEPTH
+                    && !gives_check
+                    && !pos.see_ge(m, -SEE_CAPTURE_MARGIN * depth, &SEE_VALUES)
+                {
+                    continue;
+                }
+            }
+
+            // Extensions.
+            let mut extension = 0;
+            if !NT::ROOT
+                && depth >= SE_DEPTH
+                && Some(m) == tt_move
+                && excluded.is_none()
+                && ply < 2 * self.root_depth as usize
+            {
+                if let (Some(h), Some(s)) = (tt_hit, tt_score) {
+                    if h.bound != Bound::Upper && h.depth >= depth - 3 && s.abs() < MATE_BOUND {
+                        let s_beta = s - SE_MARGIN * depth;
+                        self.stack[ply].excluded = Some(m);
+                        let v = self.search::<NonPv>(
+                            pos,
+                            s_beta - 1,
+                            s_beta,
+                            (depth - 1) / 2,
+                            ply,
+                            cut_node,
+                            shared,
+                        );
+                        self.stack[ply].excluded = None;
+                        if v < s_beta {
+                            extension =
+                                if !NT::PV && v < s_beta - SE_DOUBLE_MARGIN { 2 } else { 1 };
+                        } else if s_beta >= beta {
+                            return s_beta;
+                        } else if s >= beta {
+                            extension = -1;
+                        }
+                    }
+                }
+            } else if gives_check && ply < 2 * self.root_depth as usize {
+                extension = 1;
+            }
+
+            let new_depth = depth - 1 + extension;
+            self.stack[ply].mv = Some(m);
+            self.stack[ply].pt = Some(piece_to(pos, m));
+            self.keys.push(child.key());
+            shared.tt.prefetch(child.key());
+
+            let mut score;
+            if depth >= 2 && move_count > 1 + NT::ROOT as usize && (!is_tactical || !NT::PV) {
+                let mut r = reduction;
+                if !NT::PV {
+                    r += 1;
+                }
+                if cut_node {
+                    r += 1;
+                }
+                if !improving {
+                    r += 1;
+                }
+                if gives_check {
+                    r -= 1;
+                }
+                if Some(m) == self.killers[ply][0]
+                    || Some(m) == self.killers[ply][1]
+                    || Some(m) == counter
+                {
+                    r -= 1;
+                }
+                if m.is_drop() && !gives_check && m.drop_role() != Some(Role::Pawn) {
+                    r += LMR_QUIET_DROP;
+                }
+                if is_tactical {
+                    r -= 1;
+                } else {
+                    r -= hist / LMR_HISTORY_DIVISOR;
+                }
+                let d = (new_depth - r.max(0)).clamp(1, new_depth.max(1));
+                score = -self.search::<NonPv>(&child, -alpha - 1, -alpha, d, ply + 1, true, shared);
+                if score > alpha && d < new_depth {
+                    score = -self.search::<NonPv>(
+                        &child,
+                        -alpha - 1,
+                        -alpha,
+                        new_depth,
+                        ply + 1,
+                        !cut_node,
+                        shared,
+                    );
+                }
+            } else if !NT::PV || move_count > 1 {
+                score = -self.search::<NonPv>(
+                    &child,
+                    -alpha - 1,
+                    -alpha,
+                    new_depth,
+                    ply + 1,
+                    !cut_node,
+                    shared,
+                );
+            } else {
+                score = -INFINITE;
+            }
+            if NT::PV && (move_count == 1 || score > alpha) {
+                score =
+                    -self.search::<Pv>(&child, -beta, -alpha, new_depth, ply + 1, false, shared);
+            }
+            self.keys.pop();
+
+            if shared.stopped() {
+                return DRAW;
+            }
+
+            if NT::ROOT {
+                let seldepth = self.seldepth;
+                let pv_tail: Vec<Move> = (ply + 1..self.pv_len[ply + 1].min(MAX_PLY))
+                    .filter_map(|i| self.pv[ply + 1][i])
+                    .collect();
+                if let Some(rm) = self.root_moves.iter_mut().find(|rm| rm.mv == m) {
+                    if move_count == 1 || score > alpha {
+                        rm.score = score;
+                        rm.seldepth = seldepth;
+                        rm.bound = if score >= beta {
+                            Bound::Lower
+                        } else if score <= alpha {
+                            Bound::Upper
+                        } else {
+                            Bound::Exact
+                        };
+                        rm.pv.clear();
+                        rm.pv.push(m);
+                        rm.pv.extend(pv_tail);
+                    } else {
+                        rm.score = -INFINITE;
+                    }
+                }
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    if NT::PV && !NT::ROOT {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if Some(m) != best_move {
+                if is_tactical {
+                    captures.push(m);
+                } else {
+                    quiets.push(m);
+                }
+            }
+        }
+
+        if move_count == 0 {
+            return if excluded.is_some() {
+                alpha
+            } else if in_check {
+                -MATE + ply as i32
+            } else {
+                DRAW
+            };
+        }
+
+        if let Some(bm) = best_move {
+            if best_score >= beta {
+                self.update_histories(pos, ply, bm, depth, &quiets, &captures);
+            }
+        }
+
+        if excluded.is_none() && !(NT::ROOT && self.pv_idx > 0) {
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if NT::PV && best_move.is_some() {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            shared.tt.store(
+                key,
+                best_move,
+                score_to_tt(best_score, ply),
+                if in_check { -INFINITE } else { eval },
+                depth,
+                bound,
+                NT::PV,
+            );
+        }
+        best_score
+    }
+
+    fn update_histories(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        best: Move,
+        depth: i32,
+        quiets: &Tried,
+        captures: &Tried,
+    ) {
+        let b = bonus(depth);
+        let us = pos.turn();
+        let cont = self.cont_keys(ply);
+        let is_tactical = pos.is_capture(best) || best.promotion_role().is_some();
+        if !is_tactical {
+            if self.killers[ply][0] != Some(best) {
+                self.killers[ply][1] = self.killers[ply][0];
+                self.killers[ply][0] = Some(best);
+            }
+            if let Some(prev) = cont.0[0] {
+                self.history.set_counter(prev, best);
+            }
+            let pt = piece_to(pos, best);
+            self.history.update_main(us, best, b);
+            for prev in cont.0.iter().flatten() {
+                self.history.update_continuation(*prev, pt, b);
+            }
+            for &q in quiets.iter() {
+                let qpt = piece_to(pos, q);
+                self.history.update_main(us, q, -b);
+                for prev in cont.0.iter().flatten() {
+                    self.history.update_continuation(*prev, qpt, -b);
+                }
+            }
+        } else if let Some(victim) = pos.captured_role(best) {
+            self.history.update_capture(piece_to(pos, best), victim, b);
+        }
+        for &c in captures.iter() {
+            if let Some(victim) = pos.captured_role(c) {
+                self.history.update_capture(piece_to(pos, c), victim, -b);
+            }
+        }
+    }
+
+    fn qsearch<NT: NodeType>(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        qply: i32,
+        shared: &Shared,
+    ) -> i32 {
+        self.nodes += 1;
+        if NT::PV {
+            self.pv_len[ply] = ply;
+            if ply > self.seldepth {
+                self.seldepth = ply;
+            }
+        }
+        if self.should_stop(shared) {
+            return DRAW;
+        }
+        let in_check = pos.in_check();
+        if ply >= MAX_PLY {
+            return if in_check { DRAW } else { evaluate(pos) };
+        }
+        if self.is_repetition() {
+            return DRAW;
+        }
+        let key = pos.key();
+        let tt_hit = shared.tt.probe(key);
+        let tt_score = tt_hit.map(|h| score_from_tt(h.score, ply));
+        if let (false, Some(h), Some(s)) = (NT::PV, tt_hit, tt_score) {
+            if match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+                Bound::None => false,
+            } {
+                return s;
+            }
+        }
+
+        let mut best_score;
+        let eval;
+        if in_check {
+            best_score = -INFINITE;
+            eval = -INFINITE;
+        } else {
+            eval = match tt_hit {
+                Some(h) => h.eval,
+                None => evaluate(pos),
+            };
+            best_score = eval;
+            if best_score >= beta {
+                if tt_hit.is_none() {
+                    shared.tt.store(
+                        key,
+                        None,
+                        score_to_tt(best_score, ply),
+                        eval,
+                        -1,
+                        Bound::Lower,
+                        false,
+                    );
+                }
+                return best_score;
+            }
+            alpha = alpha.max(best_score);
+        }
+
+        let checks = !in_check && qply < QS_CHECK_PLIES;
+        let mut picker =
+            MovePicker::qsearch(pos, tt_hit.and_then(|h| h.mv), checks, self.cont_keys(ply));
+        let mut best_move = None;
+        let mut move_count = 0;
+        while let Some(m) = picker.next(pos, &self.history) {
+            move_count += 1;
+            // Outside check, only exchanges that do not lose material.
+            if !in_check && best_score > -MATE_BOUND && !pos.see_ge(m, 0, &SEE_VALUES) {
+                continue;
+            }
+            let child = pos.after(m);
+            self.stack[ply].mv = Some(m);
+            self.stack[ply].pt = Some(piece_to(pos, m));
+            self.keys.push(child.key());
+            let score = -self.qsearch::<NT>(&child, -beta, -alpha, ply + 1, qply + 1, shared);
+            self.keys.pop();
+            if shared.stopped() {
+                return DRAW;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    if NT::PV {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+        if in_check && move_count == 0 {
+            return -MATE + ply as i32;
+        }
+        let bound = if best_score >= beta { Bound::Lower } else { Bound::Upper };
+        shared.tt.store(key, best_move, score_to_tt(best_score, ply), eval, -1, bound, NT::PV);
+        best_score
+    }
+}
+
+/// Moves tried at a node without causing a cutoff (the first few get a history malus).
+#[derive(Default)]
+struct Tried {
+    moves: [Option<Move>; 32],
+    len: usize,
+}
+
+impl Tried {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        if let Some(slot) = self.moves.get_mut(self.len) {
+            *slot = Some(m);
+            self.len += 1;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Move> {
+        self.moves[..self.len].iter().flatten()
+    }
+}
+
+/// Depth-skipping pattern of helper threads: `(size, phase)`, as in lazy SMP's classic form.
+const SKIP: [(i32, i32); 8] = [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (2, 3), (3, 0), (3, 1)];

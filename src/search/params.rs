@@ -1,0 +1,118 @@
+//! Every tunable search constant, named, in one place.
+//!
+//! Crazyhouse specifics (double material swings, drop checks) are marked. A change to any
+//! value is a functional change: it moves the bench signature and needs a match result.
+
+/// Deepest ply the search ever reaches; endless drop-check lines stop here.
+pub const MAX_PLY: usize = 128;
+/// Largest iterative-deepening depth.
+pub const MAX_DEPTH: i32 = MAX_PLY as i32 - 8;
+
+/// Score of a mate at the root; a mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 32000;
+/// Scores beyond this are mate scores.
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// Larger than any score.
+pub const INFINITE: i32 = MATE + 1;
+/// Score of a draw (repetition, stalemate).
+pub const DRAW: i32 = 0;
+
+/// Material values for SEE, pawn..king. Compressed as in crazyhouse practice (a rook is
+/// little more than a minor piece there).
+pub const SEE_VALUES: [i32; 6] = [100, 280, 290, 360, 620, 20000];
+
+/// First aspiration half-window. Wider than chess: crazyhouse scores swing more (Fairy-
+/// Stockfish doubles its window for drop variants).
+pub const ASPIRATION_DELTA: i32 = 30;
+/// Aspiration windows start from this depth.
+pub const ASPIRATION_MIN_DEPTH: i32 = 4;
+
+/// Reverse futility pruning: deepest depth and margin per ply.
+pub const RFP_DEPTH: i32 = 7;
+/// Reverse futility margin per ply (crazyhouse: large, material comes back as drops).
+pub const RFP_MARGIN: i32 = 110;
+/// Reverse futility margin reduction when the static eval is improving.
+pub const RFP_IMPROVING: i32 = 60;
+
+/// Null-move pruning: shallowest depth.
+pub const NMP_MIN_DEPTH: i32 = 3;
+/// Null-move base reduction.
+pub const NMP_BASE: i32 = 3;
+/// Null-move reduction grows by one every this many plies.
+pub const NMP_DEPTH_DIVISOR: i32 = 4;
+/// Null-move reduction grows by one for every this much eval above beta (at most 3).
+pub const NMP_EVAL_DIVISOR: i32 = 200;
+
+/// Razoring: deepest depth and margin per ply.
+pub const RAZOR_DEPTH: i32 = 2;
+/// Razoring margin per ply.
+pub const RAZOR_MARGIN: i32 = 350;
+
+/// Internal iterative reduction: depth from which a node without a TT move is reduced.
+pub const IIR_DEPTH: i32 = 4;
+
+/// Late-move pruning: quiet moves after `LMP_BASE + depth²` (halved when not improving).
+pub const LMP_BASE: i32 = 4;
+/// Late-move pruning applies up to this depth.
+pub const LMP_DEPTH: i32 = 8;
+
+/// Futility pruning of quiet moves: deepest (reduced) depth.
+pub const FUTILITY_DEPTH: i32 = 7;
+/// Futility margin base.
+pub const FUTILITY_BASE: i32 = 150;
+/// Futility margin per ply.
+pub const FUTILITY_MARGIN: i32 = 110;
+
+/// SEE pruning of quiet moves (drops included): threshold per ply².
+pub const SEE_QUIET_MARGIN: i32 = 30;
+/// SEE pruning of captures: threshold per ply. Halved relative to chess practice because a
+/// capture also gains the piece in hand (multi-variant Stockfish halves its SEE threshold).
+pub const SEE_CAPTURE_MARGIN: i32 = 60;
+/// SEE pruning applies up to this depth.
+pub const SEE_PRUNE_DEPTH: i32 = 8;
+
+/// History pruning of quiet moves: deepest reduced depth.
+pub const HISTORY_PRUNE_DEPTH: i32 = 3;
+/// History pruning threshold per ply.
+pub const HISTORY_PRUNE_MARGIN: i32 = 3000;
+
+/// Late-move reductions: `LMR_BASE + ln(depth) * ln(moves) / LMR_DIVISOR`.
+pub const LMR_BASE: f64 = 0.5;
+/// Late-move reduction divisor.
+pub const LMR_DIVISOR: f64 = 2.3;
+/// History that moves a reduction by one ply.
+pub const LMR_HISTORY_DIVISOR: i32 = 8000;
+/// Extra reduction for a quiet drop that gives no check (Sjeng's "razoring of uninteresting
+/// drops"): crazyhouse positions have dozens of such drops.
+pub const LMR_QUIET_DROP: i32 = 1;
+
+/// Singular extensions: shallowest depth.
+pub const SE_DEPTH: i32 = 8;
+/// Singular-extension beta margin per ply.
+pub const SE_MARGIN: i32 = 2;
+/// Double extension margin for clearly singular moves at non-PV nodes.
+pub const SE_DOUBLE_MARGIN: i32 = 20;
+
+/// Largest absolute history value (gravity bound).
+pub const HISTORY_MAX: i32 = 16384;
+/// History bonus: `min(HISTORY_BONUS_MUL * depth - HISTORY_BONUS_SUB, HISTORY_BONUS_MAX)`.
+pub const HISTORY_BONUS_MUL: i32 = 300;
+/// History bonus offset.
+pub const HISTORY_BONUS_SUB: i32 = 250;
+/// Largest history bonus.
+pub const HISTORY_BONUS_MAX: i32 = 2500;
+
+/// Qsearch: checking drops are searched at this many first qsearch plies (multi-variant
+/// Stockfish: checking drops at qsearch depth 0).
+pub const QS_CHECK_PLIES: i32 = 1;
+
+/// Time: moves to go assumed when the clock gives none.
+pub const TIME_MOVES_TO_GO: u64 = 30;
+/// Time: fraction (per mille) of the increment added to the per-move budget.
+pub const TIME_INC_PERMILLE: u64 = 800;
+/// Time: the hard limit is this many times the soft target.
+pub const TIME_HARD_FACTOR: u64 = 4;
+/// Time: never plan to use more than this per mille of the remaining clock in one move.
+pub const TIME_MAX_PERMILLE: u64 = 350;
+/// Time: fixed safety margin in milliseconds on top of Move Overhead.
+pub const TIME_SAFETY_MS: u64 = 5;
