@@ -42,9 +42,9 @@ fn movegen(c: &mut Criterion) {
 
 fn perft4(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
-    // One perft 4 takes tens of milliseconds or more; keep the run short.
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(10));
+    // One perft 4 takes about 1 ms (start) to 10 ms (middlegame); fewer, longer samples.
+    group.sample_size(20);
+    group.measurement_time(Duration::from_secs(5));
     for (name, fen) in &POSITIONS[..2] {
         let pos = position(fen);
         group.bench_function(format!("perft4/{name}"), |b| b.iter(|| perft(black_box(&pos), 4)));

@@ -74,6 +74,8 @@ struct Running {
     shared: Arc<Shared>,
     /// Set by `stop` only: ends an infinite or ponder search for good.
     halted: Arc<AtomicBool>,
+    /// Set just before the result is delivered: from then on the search counts as over.
+    delivered: Arc<AtomicBool>,
     handle: JoinHandle<Vec<Worker>>,
 }
 
@@ -103,9 +105,9 @@ impl Engine {
         }
     }
 
-    /// Is a search running?
+    /// Is a search running whose result has not been delivered yet?
     pub fn is_searching(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
+        self.running.as_ref().is_some_and(|r| !r.delivered.load(Ordering::Acquire))
     }
 
     /// Resizes the transposition table (waits for a running search first).
@@ -191,12 +193,17 @@ impl Engine {
             reporter,
         ));
         let halted = Arc::new(AtomicBool::new(false));
-        let (sh, ht) = (shared.clone(), halted.clone());
+        let delivered = Arc::new(AtomicBool::new(false));
+        let (sh, ht, dl) = (shared.clone(), halted.clone(), delivered.clone());
+        let deliver = Box::new(move |r: SearchResult| {
+            dl.store(true, Ordering::Release);
+            on_done(r);
+        });
         let handle = std::thread::Builder::new()
             .name("search-control".into())
-            .spawn(move || run_search(req, workers, sh, ht, on_done))
+            .spawn(move || run_search(req, workers, sh, ht, deliver))
             .expect("spawn search thread");
-        self.running = Some(Running { shared, halted, handle });
+        self.running = Some(Running { shared, halted, delivered, handle });
     }
 
     /// Searches synchronously and returns the result (bench, tests, tools).

@@ -322,7 +322,10 @@ impl Position {
         let ksq = self.king(us);
         let cap =
             Square::new(if us == Color::White { ep.index() - 8 } else { ep.index() + 8 } as u8);
-        // In check, the capture must remove the checker or block the check.
+        // In check, the capture must remove the only checker or block its check.
+        if checkers.more_than_one() {
+            return false;
+        }
         if let Some(c) = checkers.first() {
             if c != cap && !between(ksq, c).contains(ep) {
                 return false;

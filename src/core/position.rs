@@ -560,7 +560,7 @@ impl Position {
         if let Some(ep) = self.ep_square.take() {
             key ^= zobrist::ep_file(ep.file().index());
         }
-        self.halfmoves += 1;
+        self.halfmoves = self.halfmoves.saturating_add(1);
         let to = m.to();
 
         match m.kind() {
@@ -659,7 +659,7 @@ impl Position {
         }
 
         if us == Color::Black {
-            self.fullmoves += 1;
+            self.fullmoves = self.fullmoves.saturating_add(1);
         }
         self.turn = them;
         self.key = key;

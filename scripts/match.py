@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Play a cutechess-cli match between Madhouse and an opponent; print the score, the Elo
+difference with its error bar, an optional SPRT verdict, and every forfeit or protocol problem.
+
+Opponents by name (installed with `apt-get install fairy-stockfish sjeng sjaakii`):
+  fsf      Fairy-Stockfish 11.1 (UCI, UCI_Variant crazyhouse)
+  sjaakii  SjaakII 1.4.1 (XBoard)
+  sjeng    Sjeng 11.2 (XBoard; started from the PGN openings, as it ignores FEN holdings;
+           run with a throwaway HOME so its learning files do not carry over between runs)
+  self     another Madhouse binary: --opponent-cmd PATH (e.g. the previous build), for SPRT
+Any other value is taken as a UCI engine command.
+
+Examples:
+  scripts/match.py --opponent sjaakii --games 200 --tc 5+0.05 --concurrency 2
+  scripts/match.py --opponent self --opponent-cmd /tmp/base/madhouse --sprt 0 10 --games 4000
+  scripts/match.py --opponent fsf --proto xboard --games 50 --tc 2+0.02
+
+cutechess-cli is found through $CUTECHESS, then PATH, then /work/tools/bin/cutechess-cli.
+"""
+import argparse
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared", "openings")
+
+PROBLEMS = {
+    "time forfeit": re.compile(r"loses on time|on time\}", re.I),
+    "illegal move": re.compile(r"illegal move", re.I),
+    "disconnect": re.compile(r"disconnects|connection stalls", re.I),
+    "crash": re.compile(r"crash|terminated unexpectedly|Segmentation", re.I),
+    "premature bestmove": re.compile(r"premature bestmove", re.I),
+    "protocol warning": re.compile(r"Warning:|unknown command|Unknown command", re.I),
+}
+
+
+def find_cutechess():
+    for c in (os.environ.get("CUTECHESS"), shutil.which("cutechess-cli"), "/work/tools/bin/cutechess-cli"):
+        if c and os.path.exists(c):
+            return c
+    sys.exit("cutechess-cli not found: set CUTECHESS")
+
+
+def sjeng_wrapper(tmp):
+    """A script that runs Sjeng with a fresh HOME (no learning files between games)."""
+    path = os.path.join(tmp, "sjeng-fresh")
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nH=$(mktemp -d)\nHOME="$H" /usr/games/sjeng "$@"\nrc=$?\nrm -rf "$H"\nexit $rc\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+def elo(score):
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / score - 1)
+
+
+def summarize(w, l, d):
+    """Score, Elo and a 95% error bar from the trinomial standard error."""
+    n = w + l + d
+    if n == 0:
+        return 0.0, 0.0, 0.0
+    s = (w + d / 2) / n
+    var = (w * (1 - s) ** 2 + l * (0 - s) ** 2 + d * (0.5 - s) ** 2) / n
+    se = math.sqrt(var / n)
+    lo, hi = elo(s - 1.96 * se), elo(s + 1.96 * se)
+    return s, elo(s), (hi - lo) / 2
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
+    ap.add_argument("--name", default="madhouse")
+    ap.add_argument("--proto", choices=["uci", "xboard"], default="uci", help="Madhouse's protocol")
+    ap.add_argument("--option", action="append", default=[], help="Madhouse option, e.g. Threads=2")
+    ap.add_argument("--opponent", default="sjaakii")
+    ap.add_argument("--opponent-cmd", help="command for --opponent self (or a UCI engine)")
+    ap.add_argument("--opponent-proto", choices=["uci", "xboard"])
+    ap.add_argument("--opponent-option", action="append", default=[])
+    ap.add_argument("--tc", default="5+0.05")
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--openings", help="EPD or PGN file (default: the shared crazyhouse openings)")
+    ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"))
+    ap.add_argument("--ponder", action="store_true")
+    ap.add_argument("--pgnout")
+    ap.add_argument("--log", help="write cutechess-cli's full output here")
+    ap.add_argument("--seed", type=int, default=None)
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="madhouse-match-")
+    opp = args.opponent
+    openings = args.openings
+    opp_opts = list(args.opponent_option)
+    if opp == "fsf":
+        opp_cmd, opp_proto, opp_name = "/usr/games/fairy-stockfish", "uci", "fairy-stockfish"
+        opp_opts.append("Threads=1")
+    elif opp == "sjaakii":
+        opp_cmd, opp_proto, opp_name = "/usr/games/sjaakii", "xboard", "sjaakii"
+    elif opp == "sjeng":
+        opp_cmd, opp_proto, opp_name = sjeng_wrapper(tmp), "xboard", "sjeng"
+        openings = openings or os.path.join(SHARED, "zh-openings.pgn")
+    elif opp == "self":
+        if not args.opponent_cmd:
+            sys.exit("--opponent self needs --opponent-cmd")
+        opp_cmd, opp_proto, opp_name = args.opponent_cmd, "uci", "base"
+    else:
+        opp_cmd, opp_proto, opp_name = args.opponent_cmd or opp, "uci", os.path.basename(opp)
+    opp_proto = args.opponent_proto or opp_proto
+    openings = openings or os.path.join(SHARED, "zh-openings.epd")
+    fmt = "pgn" if openings.endswith(".pgn") else "epd"
+
+    cmd = [find_cutechess(), "-variant", "crazyhouse"]
+    mine = ["-engine", f"name={args.name}", f"cmd={os.path.abspath(args.engine)}", f"proto={args.proto}"]
+    mine += [f"option.{o}" for o in args.option]
+    theirs = ["-engine", f"name={opp_name}", f"cmd={opp_cmd}", f"proto={opp_proto}"]
+    theirs += [f"option.{o}" for o in opp_opts]
+    cmd += mine + theirs
+    cmd += ["-each", f"tc={args.tc}", "timemargin=0", f"dir={tmp}"]
+    if args.ponder:
+        cmd += ["-each", "ponder"]
+    cmd += ["-openings", f"file={openings}", f"format={fmt}", "order=random", "-repeat"]
+    cmd += ["-games", "2", "-rounds", str(max(1, args.games // 2)), "-concurrency", str(args.concurrency)]
+    cmd += ["-recover", "-ratinginterval", "20"]
+    if args.seed is not None:
+        cmd += ["-srand", str(args.seed)]
+    if args.sprt:
+        cmd += ["-sprt", f"elo0={args.sprt[0]}", f"elo1={args.sprt[1]}", "alpha=0.05", "beta=0.05"]
+    if args.pgnout:
+        cmd += ["-pgnout", args.pgnout]
+    print(" ".join(cmd), flush=True)
+
+    problems = {k: 0 for k in PROBLEMS}
+    w = l = d = 0
+    sprt_line = None
+    log = open(args.log, "w") if args.log else None
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp)
+    for line in proc.stdout:
+        if log:
+            log.write(line)
+        m = re.match(r"Score of (\S+) vs (\S+): (\d+) - (\d+) - (\d+)", line)
+        if m:
+            w, l, d = int(m.group(3)), int(m.group(4)), int(m.group(5))
+            if m.group(1) != args.name:
+                w, l = l, w
+            print(line.rstrip(), flush=True)
+        if line.startswith("SPRT:"):
+            sprt_line = line.strip()
+            print(sprt_line, flush=True)
+        if line.startswith("Finished game"):
+            for k, rx in PROBLEMS.items():
+                if rx.search(line):
+                    problems[k] += 1
+                    print("PROBLEM:", line.rstrip(), flush=True)
+        elif any(rx.search(line) for k, rx in PROBLEMS.items() if k in ("protocol warning", "crash", "disconnect")):
+            problems["protocol warning"] += 1
+            print("PROBLEM:", line.rstrip(), flush=True)
+    proc.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    s, e, err = summarize(w, l, d)
+    print()
+    print(f"Result: {args.name} vs {opp_name} at {args.tc}: +{w} -{l} ={d} ({w + l + d} games)")
+    print(f"Score: {100 * s:.1f}%  Elo: {e:+.1f} +/- {err:.1f} (95%)")
+    if sprt_line:
+        print(sprt_line)
+    print("Problems: " + ", ".join(f"{k} {v}" for k, v in problems.items()))
+    return 0 if sum(problems.values()) == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
