@@ -18,7 +18,7 @@ use crate::eval::evaluate;
 use crate::time::{Limits, TimeBudget};
 use crate::tt::{Bound, TranspositionTable};
 use history::{bonus, piece_to, History};
-use movepick::{ContKeys, MovePicker};
+use movepick::{ContKeys, MoveBuffer, MovePicker};
 use params::*;
 
 /// A score as protocols show it.
@@ -263,6 +263,7 @@ pub struct Worker {
     keys: Vec<u64>,
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: Box<[usize; MAX_PLY + 1]>,
+    move_buffers: Vec<MoveBuffer>,
     nodes: u64,
     seldepth: usize,
     root_moves: Vec<RootMove>,
@@ -286,6 +287,7 @@ impl Worker {
             keys: Vec::with_capacity(4096),
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: Box::new([0; MAX_PLY + 1]),
+            move_buffers: MoveBuffer::stack(MAX_PLY + 2),
             nodes: 0,
             seldepth: 0,
             root_moves: Vec::new(),
@@ -746,7 +748,7 @@ impl Worker {
         let mut captures = Tried::default();
         let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
 
-        while let Some(m) = picker.next(pos, &self.history) {
+        while let Some(m) = picker.next(&mut self.move_buffers[ply], pos, &self.history) {
             if Some(m) == excluded {
                 continue;
             }
@@ -1100,7 +1102,7 @@ impl Worker {
             MovePicker::qsearch(pos, tt_hit.and_then(|h| h.mv), checks, self.cont_keys(ply));
         let mut best_move = None;
         let mut move_count = 0;
-        while let Some(m) = picker.next(pos, &self.history) {
+        while let Some(m) = picker.next(&mut self.move_buffers[ply], pos, &self.history) {
             move_count += 1;
             // Outside check, only exchanges that do not lose material.
             if !in_check && best_score > -MATE_BOUND && !pos.see_ge(m, 0, &SEE_VALUES) {

@@ -8,26 +8,41 @@
 
 use super::history::{piece_to, History};
 use super::params::SEE_VALUES;
-use crate::core::{Move, MoveSink, Position, GEN_CAPTURES, GEN_DROPS, GEN_QUIETS, MAX_MOVES};
+use crate::core::{
+    Move, MoveSink, Position, Square, GEN_CAPTURES, GEN_DROPS, GEN_QUIETS, MAX_MOVES,
+};
 
+/// A move with its ordering score.
 #[derive(Copy, Clone)]
-struct ExtMove {
+pub struct ExtMove {
     mv: Move,
     score: i32,
 }
 
-/// Moves with ordering scores, filled by the generator.
-struct ScoredList {
-    moves: [ExtMove; MAX_MOVES],
-    len: usize,
+/// Storage for one node's moves. The search keeps one per ply and lends it to that ply's
+/// picker, so that no node allocates, zeroes or copies a move array.
+pub struct MoveBuffer([ExtMove; MAX_MOVES]);
+
+impl MoveBuffer {
+    /// One buffer per ply, for a whole search stack.
+    pub fn stack(plies: usize) -> Vec<MoveBuffer> {
+        let filler = ExtMove { mv: Move::normal(Square::A1, Square::H8), score: 0 };
+        (0..plies).map(|_| MoveBuffer([filler; MAX_MOVES])).collect()
+    }
 }
 
-impl MoveSink for ScoredList {
+/// Appends generated moves to a buffer.
+struct Sink<'a> {
+    buf: &'a mut MoveBuffer,
+    len: &'a mut usize,
+}
+
+impl MoveSink for Sink<'_> {
     #[inline]
     fn push(&mut self, m: Move) {
-        if let Some(slot) = self.moves.get_mut(self.len) {
+        if let Some(slot) = self.buf.0.get_mut(*self.len) {
             *slot = ExtMove { mv: m, score: 0 };
-            self.len += 1;
+            *self.len += 1;
         }
     }
 }
@@ -64,7 +79,7 @@ pub struct MovePicker {
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
     counter: Option<Move>,
-    list: ScoredList,
+    len: usize,
     cur: usize,
     bad_end: usize,
     quiet_start: usize,
@@ -80,13 +95,7 @@ impl MovePicker {
             tt_move,
             killers: [None; 2],
             counter: None,
-            list: ScoredList {
-                moves: [ExtMove {
-                    mv: Move::normal(crate::core::Square::A1, crate::core::Square::H8),
-                    score: 0,
-                }; MAX_MOVES],
-                len: 0,
-            },
+            len: 0,
             cur: 0,
             bad_end: 0,
             quiet_start: 0,
@@ -128,8 +137,14 @@ impl MovePicker {
         p
     }
 
-    fn score_captures(&mut self, pos: &Position, hist: &History, from: usize) {
-        for e in &mut self.list.moves[from..self.list.len] {
+    fn score_captures(
+        &mut self,
+        buf: &mut MoveBuffer,
+        pos: &Position,
+        hist: &History,
+        from: usize,
+    ) {
+        for e in &mut buf.0[from..self.len] {
             let victim = pos.captured_role(e.mv);
             let promo = e.mv.promotion_role().map_or(0, |r| SEE_VALUES[r.index()]);
             let v = victim.map_or(0, |r| SEE_VALUES[r.index()]);
@@ -138,9 +153,9 @@ impl MovePicker {
         }
     }
 
-    fn score_quiets(&mut self, pos: &Position, hist: &History, from: usize) {
+    fn score_quiets(&mut self, buf: &mut MoveBuffer, pos: &Position, hist: &History, from: usize) {
         let us = pos.turn();
-        for e in &mut self.list.moves[from..self.list.len] {
+        for e in &mut buf.0[from..self.len] {
             let pt = piece_to(pos, e.mv);
             let mut s = hist.main(us, e.mv);
             for prev in self.cont.0.iter().flatten() {
@@ -150,9 +165,9 @@ impl MovePicker {
         }
     }
 
-    fn score_evasions(&mut self, pos: &Position, hist: &History) {
+    fn score_evasions(&mut self, buf: &mut MoveBuffer, pos: &Position, hist: &History) {
         let us = pos.turn();
-        for e in &mut self.list.moves[..self.list.len] {
+        for e in &mut buf.0[..self.len] {
             e.score = match pos.captured_role(e.mv) {
                 Some(r) => {
                     (1 << 24) + SEE_VALUES[r.index()] * 16
@@ -172,18 +187,18 @@ impl MovePicker {
 
     /// Moves the best-scored move of `[cur, end)` to `cur` and returns it.
     #[inline]
-    fn select_best(&mut self, end: usize) -> Option<ExtMove> {
+    fn select_best(&mut self, buf: &mut MoveBuffer, end: usize) -> Option<ExtMove> {
         if self.cur >= end {
             return None;
         }
         let mut best = self.cur;
         for i in self.cur + 1..end {
-            if self.list.moves[i].score > self.list.moves[best].score {
+            if buf.0[i].score > buf.0[best].score {
                 best = i;
             }
         }
-        self.list.moves.swap(self.cur, best);
-        let e = self.list.moves[self.cur];
+        buf.0.swap(self.cur, best);
+        let e = buf.0[self.cur];
         self.cur += 1;
         Some(e)
     }
@@ -196,7 +211,7 @@ impl MovePicker {
     }
 
     /// The next move, or `None` when the node is exhausted.
-    pub fn next(&mut self, pos: &Position, hist: &History) -> Option<Move> {
+    pub fn next(&mut self, buf: &mut MoveBuffer, pos: &Position, hist: &History) -> Option<Move> {
         loop {
             match self.stage {
                 Stage::MainTt | Stage::EvasionTt | Stage::QsTt => {
@@ -210,8 +225,8 @@ impl MovePicker {
                     }
                 }
                 Stage::GenCaptures | Stage::QsGenCaptures => {
-                    pos.generate::<GEN_CAPTURES, _>(&mut self.list);
-                    self.score_captures(pos, hist, 0);
+                    pos.generate::<GEN_CAPTURES, _>(&mut Sink { buf, len: &mut self.len });
+                    self.score_captures(buf, pos, hist, 0);
                     self.stage = if self.stage == Stage::GenCaptures {
                         Stage::GoodCaptures
                     } else {
@@ -219,8 +234,8 @@ impl MovePicker {
                     };
                 }
                 Stage::GoodCaptures => {
-                    let end = self.list.len;
-                    match self.select_best(end) {
+                    let end = self.len;
+                    match self.select_best(buf, end) {
                         Some(e) => {
                             if Some(e.mv) == self.tt_move {
                                 continue;
@@ -229,11 +244,11 @@ impl MovePicker {
                                 return Some(e.mv);
                             }
                             // Keep the losing capture for later, at the front.
-                            self.list.moves[self.bad_end] = e;
+                            buf.0[self.bad_end] = e;
                             self.bad_end += 1;
                         }
                         None => {
-                            self.quiet_start = self.list.len;
+                            self.quiet_start = self.len;
                             self.stage = Stage::Killer0;
                         }
                     }
@@ -267,18 +282,20 @@ impl MovePicker {
                 Stage::GenQuiets => {
                     self.stage = Stage::Quiets;
                     if !self.skip_quiets {
-                        let start = self.list.len;
-                        pos.generate::<{ GEN_QUIETS | GEN_DROPS }, _>(&mut self.list);
-                        self.score_quiets(pos, hist, start);
+                        let start = self.len;
+                        pos.generate::<{ GEN_QUIETS | GEN_DROPS }, _>(&mut Sink {
+                            buf,
+                            len: &mut self.len,
+                        });
+                        self.score_quiets(buf, pos, hist, start);
                         self.cur = start;
                         // Sort once: quiet lists in crazyhouse run to hundreds of drops.
-                        self.list.moves[start..self.list.len]
-                            .sort_unstable_by_key(|e| std::cmp::Reverse(e.score));
+                        buf.0[start..self.len].sort_unstable_by_key(|e| std::cmp::Reverse(e.score));
                     }
                 }
                 Stage::Quiets => {
-                    if !self.skip_quiets && self.cur < self.list.len {
-                        let m = self.list.moves[self.cur].mv;
+                    if !self.skip_quiets && self.cur < self.len {
+                        let m = buf.0[self.cur].mv;
                         self.cur += 1;
                         if self.is_special(m) {
                             continue;
@@ -290,28 +307,31 @@ impl MovePicker {
                 }
                 Stage::BadCaptures => {
                     if self.cur < self.bad_end {
-                        let m = self.list.moves[self.cur].mv;
+                        let m = buf.0[self.cur].mv;
                         self.cur += 1;
                         return Some(m);
                     }
                     self.stage = Stage::Done;
                 }
                 Stage::GenEvasions => {
-                    pos.generate::<{ GEN_CAPTURES | GEN_QUIETS | GEN_DROPS }, _>(&mut self.list);
-                    self.score_evasions(pos, hist);
+                    pos.generate::<{ GEN_CAPTURES | GEN_QUIETS | GEN_DROPS }, _>(&mut Sink {
+                        buf,
+                        len: &mut self.len,
+                    });
+                    self.score_evasions(buf, pos, hist);
                     self.stage = Stage::Evasions;
                 }
                 Stage::Evasions => {
-                    let end = self.list.len;
-                    match self.select_best(end) {
+                    let end = self.len;
+                    match self.select_best(buf, end) {
                         Some(e) if Some(e.mv) == self.tt_move => continue,
                         Some(e) => return Some(e.mv),
                         None => self.stage = Stage::Done,
                     }
                 }
                 Stage::QsCaptures => {
-                    let end = self.list.len;
-                    match self.select_best(end) {
+                    let end = self.len;
+                    match self.select_best(buf, end) {
                         Some(e) if Some(e.mv) == self.tt_move => continue,
                         Some(e) => return Some(e.mv),
                         None => self.stage = Stage::QsGenChecks,
@@ -320,16 +340,16 @@ impl MovePicker {
                 Stage::QsGenChecks => {
                     self.stage = Stage::Done;
                     if !self.skip_quiets {
-                        let start = self.list.len;
-                        pos.generate_checking_drops(&mut self.list);
-                        self.score_quiets(pos, hist, start);
+                        let start = self.len;
+                        pos.generate_checking_drops(&mut Sink { buf, len: &mut self.len });
+                        self.score_quiets(buf, pos, hist, start);
                         self.cur = start;
                         self.stage = Stage::QsChecks;
                     }
                 }
                 Stage::QsChecks => {
-                    let end = self.list.len;
-                    match self.select_best(end) {
+                    let end = self.len;
+                    match self.select_best(buf, end) {
                         Some(e) if Some(e.mv) == self.tt_move => continue,
                         Some(e) => return Some(e.mv),
                         None => self.stage = Stage::Done,
