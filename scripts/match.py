@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--opponent-proto", choices=["uci", "xboard"])
     ap.add_argument("--opponent-option", action="append", default=[])
     ap.add_argument("--tc", default="5+0.05")
+    ap.add_argument("--nodes", type=int, help="fixed nodes per move instead of a clock (SPRT of logic changes)")
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--openings", help="EPD or PGN file (default: the shared crazyhouse openings)")
@@ -121,7 +122,10 @@ def main():
     theirs = ["-engine", f"name={opp_name}", f"cmd={opp_cmd}", f"proto={opp_proto}"]
     theirs += [f"option.{o}" for o in opp_opts]
     cmd += mine + theirs
-    cmd += ["-each", f"tc={args.tc}", "timemargin=0", f"dir={tmp}"]
+    if args.nodes:
+        cmd += ["-each", "tc=inf", f"nodes={args.nodes}", f"dir={tmp}"]
+    else:
+        cmd += ["-each", f"tc={args.tc}", "timemargin=0", f"dir={tmp}"]
     if args.ponder:
         cmd += ["-each", "ponder"]
     cmd += ["-openings", f"file={openings}", f"format={fmt}", "order=random", "-repeat"]
@@ -165,7 +169,8 @@ def main():
 
     s, e, err = summarize(w, l, d)
     print()
-    print(f"Result: {args.name} vs {opp_name} at {args.tc}: +{w} -{l} ={d} ({w + l + d} games)")
+    limit = f"{args.nodes} nodes/move" if args.nodes else args.tc
+    print(f"Result: {args.name} vs {opp_name} at {limit}: +{w} -{l} ={d} ({w + l + d} games)")
     print(f"Score: {100 * s:.1f}%  Elo: {e:+.1f} +/- {err:.1f} (95%)")
     if sprt_line:
         print(sprt_line)

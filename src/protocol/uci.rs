@@ -104,6 +104,8 @@ pub struct Uci {
     syzygy_path: String,
     pending_hash: Option<usize>,
     pending_threads: Option<usize>,
+    /// `stop` was sent to the running search, whose `bestmove` may not be out yet.
+    stopping: bool,
 }
 
 impl Default for Uci {
@@ -129,6 +131,7 @@ impl Uci {
             syzygy_path: String::new(),
             pending_hash: None,
             pending_threads: None,
+            stopping: false,
         }
     }
 
@@ -171,7 +174,10 @@ impl Uci {
             }
             "position" => self.cmd_position(&rest),
             "go" => self.cmd_go(&rest),
-            "stop" => self.engine.stop(),
+            "stop" => {
+                self.engine.stop();
+                self.stopping = true;
+            }
             "ponderhit" => self.engine.ponderhit(),
             "quit" => {
                 self.engine.stop();
@@ -355,74 +361,86 @@ impl Uci {
         self.game = game;
     }
 
-    fn parse_go(&self, rest: &[&str]) -> Result<(Limits, Option<u32>), String> {
+    /// Parses `go`'s parameters. As the UCI specification asks, an unknown token or a bad
+    /// value is skipped (and reported in `warnings`) and the rest of the line still counts,
+    /// so that every `go` gets its `bestmove`.
+    fn parse_go(&self, rest: &[&str], warnings: &mut Vec<String>) -> (Limits, Option<u32>) {
+        let keyword = |t: &str| {
+            matches!(
+                t,
+                "wtime"
+                    | "btime"
+                    | "winc"
+                    | "binc"
+                    | "movestogo"
+                    | "depth"
+                    | "nodes"
+                    | "mate"
+                    | "movetime"
+                    | "perft"
+                    | "infinite"
+                    | "ponder"
+                    | "searchmoves"
+            )
+        };
         let mut limits = Limits::default();
         let mut perft = None;
         let (mut wtime, mut btime, mut winc, mut binc, mut mtg) = (None, None, 0u64, 0u64, None);
         let mut i = 0;
-        let num = |i: usize| -> Result<i64, String> {
-            let t = rest.get(i).ok_or_else(|| format!("'{}' needs a value", rest[i - 1]))?;
-            t.parse::<i64>().map_err(|_| format!("bad value '{t}' for '{}'", rest[i - 1]))
-        };
         while i < rest.len() {
-            match rest[i] {
-                "wtime" => {
+            let key = rest[i];
+            if !keyword(key) {
+                warnings.push(format!("unknown go parameter '{key}' ignored"));
+                i += 1;
+                continue;
+            }
+            match key {
+                "infinite" | "ponder" => {
+                    limits.infinite |= key == "infinite";
+                    limits.ponder |= key == "ponder";
                     i += 1;
-                    wtime = Some(num(i)?.max(0) as u64);
+                    continue;
                 }
-                "btime" => {
-                    i += 1;
-                    btime = Some(num(i)?.max(0) as u64);
-                }
-                "winc" => {
-                    i += 1;
-                    winc = num(i)?.max(0) as u64;
-                }
-                "binc" => {
-                    i += 1;
-                    binc = num(i)?.max(0) as u64;
-                }
-                "movestogo" => {
-                    i += 1;
-                    mtg = Some(num(i)?.clamp(1, 1000) as u32);
-                }
-                "depth" => {
-                    i += 1;
-                    limits.depth = Some(num(i)?.clamp(1, 1000) as i32);
-                }
-                "nodes" => {
-                    i += 1;
-                    limits.nodes = Some(num(i)?.max(1) as u64);
-                }
-                "mate" => {
-                    i += 1;
-                    limits.mate = Some(num(i)?.clamp(1, 500) as i32);
-                }
-                "movetime" => {
-                    i += 1;
-                    limits.movetime = Some(num(i)?.max(1) as u64);
-                }
-                "perft" => {
-                    i += 1;
-                    perft = Some(num(i)?.clamp(0, 20) as u32);
-                }
-                "infinite" => limits.infinite = true,
-                "ponder" => limits.ponder = true,
                 "searchmoves" => {
-                    for t in &rest[i + 1..] {
-                        if *t == "0000" {
-                            continue;
-                        }
+                    // The moves run to the end of the line; `0000` is python-chess's empty list.
+                    for t in rest[i + 1..].iter().filter(|t| **t != "0000") {
                         match self.game.current().parse_uci(t) {
                             Ok(m) => limits.searchmoves.push(m),
-                            Err(e) => return Err(format!("searchmoves: {e}")),
+                            Err(e) => warnings.push(format!("searchmoves: {e} ignored")),
                         }
                     }
-                    i = rest.len();
+                    break;
                 }
-                other => return Err(format!("unknown go parameter '{other}'")),
+                _ => {}
             }
-            i += 1;
+            let v = match rest.get(i + 1).map(|t| t.parse::<i64>()) {
+                Some(Ok(v)) => {
+                    i += 2;
+                    v
+                }
+                Some(Err(_)) if !keyword(rest[i + 1]) => {
+                    warnings.push(format!("bad value '{}' for '{key}' ignored", rest[i + 1]));
+                    i += 2;
+                    continue;
+                }
+                _ => {
+                    warnings.push(format!("'{key}' needs a value; ignored"));
+                    i += 1;
+                    continue;
+                }
+            };
+            match key {
+                "wtime" => wtime = Some(v.max(0) as u64),
+                "btime" => btime = Some(v.max(0) as u64),
+                "winc" => winc = v.max(0) as u64,
+                "binc" => binc = v.max(0) as u64,
+                "movestogo" => mtg = Some(v.clamp(1, 1000) as u32),
+                "depth" => limits.depth = Some(v.clamp(1, 1000) as i32),
+                "nodes" => limits.nodes = Some(v.max(1) as u64),
+                "mate" => limits.mate = Some(v.clamp(1, 500) as i32),
+                "movetime" => limits.movetime = Some(v.max(1) as u64),
+                _ => perft = Some(v.clamp(0, 20) as u32),
+            }
         }
         let pos = self.game.current();
         let (time, inc) = match pos.turn() {
@@ -436,17 +454,23 @@ impl Uci {
             limits.infinite |=
                 limits.depth.is_none() && limits.nodes.is_none() && limits.mate.is_none();
         }
-        Ok((limits, perft))
+        (limits, perft)
     }
 
     fn cmd_go(&mut self, rest: &[&str]) {
         if self.engine.is_searching() {
-            return info_string("already searching; send stop first");
+            if !self.stopping {
+                return info_string("already searching; send stop first");
+            }
+            // Stopped but not finished: let it print its bestmove, then start the new search.
+            self.engine.wait();
         }
-        let (limits, perft) = match self.parse_go(rest) {
-            Ok(x) => x,
-            Err(e) => return info_string(&format!("{e}; go ignored")),
-        };
+        self.stopping = false;
+        let mut warnings = Vec::new();
+        let (limits, perft) = self.parse_go(rest, &mut warnings);
+        for w in &warnings {
+            info_string(w);
+        }
         if let Some(depth) = perft {
             return run_perft(self.game.current(), depth);
         }

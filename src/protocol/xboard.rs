@@ -109,6 +109,8 @@ pub struct Xboard {
     reporter: Arc<XbReporter>,
     pending_hash: Option<usize>,
     pending_threads: Option<usize>,
+    /// `ping`s received while thinking about our move: answered after the move (SPEC §8).
+    pending_pongs: Vec<String>,
 }
 
 fn error(kind: &str, text: &str) {
@@ -153,6 +155,7 @@ impl Xboard {
             }),
             pending_hash: None,
             pending_threads: None,
+            pending_pongs: Vec::new(),
         }
     }
 
@@ -183,6 +186,14 @@ impl Xboard {
         }
         if let Some(n) = self.pending_threads.take() {
             self.engine.set_threads(n);
+        }
+        self.flush_pongs();
+    }
+
+    /// Answers the `ping`s held back while thinking.
+    fn flush_pongs(&mut self) {
+        for n in self.pending_pongs.drain(..) {
+            println!("pong {n}");
         }
     }
 
@@ -239,7 +250,7 @@ impl Xboard {
 
     fn analyze(&mut self) {
         self.cancel();
-        if self.game.result().is_some() {
+        if self.bad_position || self.game.result().is_some() {
             self.mode = Mode::Analyzing(0);
             self.reporter.analyzing.store(true, Ordering::Relaxed);
             return;
@@ -255,6 +266,12 @@ impl Xboard {
         if id != current {
             return;
         }
+        self.play_result(result);
+        self.flush_pongs();
+    }
+
+    /// Plays the finished search's move, announces a game end, and starts pondering.
+    fn play_result(&mut self, result: crate::engine::SearchResult) {
         self.engine.wait();
         self.mode = Mode::Idle;
         let Some(best) = result.best else {
@@ -311,6 +328,7 @@ impl Xboard {
         match cmd {
             "protover" => self.features(),
             "new" => {
+                let analyzing = self.reporter_analyzing();
                 self.cancel();
                 self.variant = Variant::Crazyhouse;
                 self.game = Game::new(self.variant);
@@ -320,13 +338,16 @@ impl Xboard {
                 self.time_ms = None;
                 self.bad_position = false;
                 self.engine.clear();
+                self.restart_analysis(analyzing);
             }
             "variant" => match arg.parse::<Variant>() {
                 Ok(v) => {
+                    let analyzing = self.reporter_analyzing();
                     self.cancel();
                     self.variant = v;
                     self.game = Game::new(v);
                     self.bad_position = false;
+                    self.restart_analysis(analyzing);
                 }
                 Err(_) => error("unsupported variant", arg),
             },
@@ -377,7 +398,15 @@ impl Xboard {
                     self.engine.stop();
                 }
             }
-            "ping" => println!("pong {arg}"),
+            "ping" => {
+                if let Mode::Thinking(_) = self.mode {
+                    // Our move first: "you must not send the pong reply until after you send
+                    // your move" (SPEC §8). While pondering, answer at once.
+                    self.pending_pongs.push(arg.to_string());
+                } else {
+                    println!("pong {arg}");
+                }
+            }
             "undo" => self.take_back(1),
             "remove" => self.take_back(2),
             "post" => self.reporter.post.store(true, Ordering::Relaxed),
@@ -494,6 +523,7 @@ impl Xboard {
     }
 
     fn cmd_setboard(&mut self, fen: &str) {
+        let analyzing = self.reporter_analyzing();
         self.cancel();
         match Game::from_fen(fen, self.variant) {
             Ok(g) => {
@@ -506,7 +536,7 @@ impl Xboard {
                 self.bad_position = true;
             }
         }
-        self.restart_analysis();
+        self.restart_analysis(analyzing);
     }
 
     /// `holding [QRp] [nn]` (optionally followed by the piece just acquired): both pockets.
@@ -534,8 +564,8 @@ impl Xboard {
             }
             hands[i] = merged;
         }
-        let was_pondering = matches!(self.mode, Mode::Pondering { .. });
-        if was_pondering {
+        let analyzing = self.reporter_analyzing();
+        if analyzing || matches!(self.mode, Mode::Pondering { .. }) {
             self.cancel();
         }
         let mut pos = self.game.current().clone();
@@ -546,18 +576,22 @@ impl Xboard {
             }
             Err(e) => error("bad holding", &e.to_string()),
         }
+        self.restart_analysis(analyzing);
     }
 
     fn take_back(&mut self, plies: usize) {
+        let analyzing = self.reporter_analyzing();
         self.cancel();
         for _ in 0..plies {
             self.game.undo();
         }
-        self.restart_analysis();
+        self.restart_analysis(analyzing);
     }
 
-    fn restart_analysis(&mut self) {
-        if self.reporter_analyzing() {
+    /// Analysis goes on after `new`, `variant`, `setboard`, `undo`, `remove` and `holding`:
+    /// `analyzing` tells whether it ran before the command (which cancelled it).
+    fn restart_analysis(&mut self, analyzing: bool) {
+        if analyzing {
             self.analyze();
         }
     }

@@ -368,7 +368,14 @@ impl Worker {
                 }
             }
         }
-        shared.stopped()
+        self.aborted(shared)
+    }
+
+    /// Should this worker abandon its search? The main thread always finishes depth 1, so
+    /// that even an immediate `stop` reports a searched move with a score.
+    #[inline]
+    fn aborted(&self, shared: &Shared) -> bool {
+        shared.stopped() && (self.id != 0 || self.completed_depth >= 1)
     }
 
     fn check_limits(&self, shared: &Shared) {
@@ -419,8 +426,13 @@ impl Worker {
                 }
             }
             self.root_depth = depth;
+            // Scores of this iteration start unknown: a move not searched before an abort
+            // sorts by its previous score, behind every move searched in this iteration.
             for rm in &mut self.root_moves {
-                rm.prev_score = rm.score;
+                if rm.score != -INFINITE {
+                    rm.prev_score = rm.score;
+                }
+                rm.score = -INFINITE;
             }
             for pv_idx in 0..multipv {
                 self.pv_idx = pv_idx;
@@ -437,7 +449,7 @@ impl Worker {
                     let score = self.search::<Root>(root, alpha, beta, depth, 0, false, shared);
                     self.root_moves[pv_idx..]
                         .sort_by_key(|rm| std::cmp::Reverse((rm.score, rm.prev_score)));
-                    if shared.stopped() {
+                    if self.aborted(shared) {
                         break;
                     }
                     if score <= alpha {
@@ -454,11 +466,11 @@ impl Worker {
                 }
                 self.root_moves[..=pv_idx]
                     .sort_by_key(|rm| std::cmp::Reverse((rm.score, rm.prev_score)));
-                if shared.stopped() {
+                if self.aborted(shared) {
                     break;
                 }
             }
-            if shared.stopped() {
+            if self.aborted(shared) {
                 break;
             }
             self.completed_depth = depth;
@@ -719,7 +731,7 @@ impl Worker {
                 );
                 self.keys.pop();
                 self.stack[ply].null = false;
-                if shared.stopped() {
+                if self.aborted(shared) {
                     return DRAW;
                 }
                 if score >= beta {
@@ -898,7 +910,7 @@ impl Worker {
             }
             self.keys.pop();
 
-            if shared.stopped() {
+            if self.aborted(shared) {
                 return DRAW;
             }
 
@@ -1114,7 +1126,7 @@ impl Worker {
             self.keys.push(child.key());
             let score = -self.qsearch::<NT>(&child, -beta, -alpha, ply + 1, qply + 1, shared);
             self.keys.pop();
-            if shared.stopped() {
+            if self.aborted(shared) {
                 return DRAW;
             }
             if score > best_score {

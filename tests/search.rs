@@ -1,0 +1,181 @@
+//! Search behaviour through the `Engine` API: mates found and scored as mates, limits
+//! respected, `searchmoves` honoured, MultiPV lines distinct and ordered, several threads
+//! agreeing on forced lines, and `stop` ending an infinite search promptly.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use madhouse::core::{Position, Variant};
+use madhouse::engine::{Engine, SearchRequest};
+use madhouse::search::params::{MATE, MATE_BOUND};
+use madhouse::search::{Info, Reporter};
+use madhouse::time::Limits;
+
+#[derive(Default)]
+struct Collect(Mutex<Vec<Info>>);
+
+impl Reporter for Collect {
+    fn info(&self, info: &Info) {
+        self.0.lock().unwrap().push(info.clone());
+    }
+}
+
+fn pos(fen: &str) -> Position {
+    Position::from_fen(fen, Variant::Crazyhouse).unwrap()
+}
+
+fn search(
+    engine: &mut Engine,
+    fen: &str,
+    limits: Limits,
+) -> (madhouse::engine::SearchResult, Vec<Info>) {
+    let reporter = Arc::new(Collect::default());
+    let r = engine.search_sync(
+        SearchRequest { root: pos(fen), history: Vec::new(), limits },
+        reporter.clone(),
+    );
+    let infos = reporter.0.lock().unwrap().clone();
+    (r, infos)
+}
+
+#[test]
+fn finds_drop_mates() {
+    let mut engine = Engine::new();
+    // Mate in 1 by a queen drop: Q@e7 (or similar) against a boxed king.
+    let (r, _) = search(
+        &mut engine,
+        "4k3/3ppp2/8/8/8/8/8/4K3[Q] w - - 0 1",
+        Limits { depth: Some(4), ..Limits::default() },
+    );
+    assert!(r.score >= MATE_BOUND, "score {}", r.score);
+    let p = pos("4k3/3ppp2/8/8/8/8/8/4K3[Q] w - - 0 1").after(r.best.unwrap());
+    assert!(p.in_check() && !p.has_legal_move());
+
+    // The shared mate suite's first cases: a mate within the stated distance.
+    let suite = include_str!("data/zh-mates.epd");
+    for line in suite.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).take(6) {
+        let mut parts = line.split(';');
+        let fen = parts.next().unwrap().trim();
+        let n: i32 = parts.next().unwrap().trim().trim_start_matches("mate ").parse().unwrap();
+        engine.clear();
+        let (r, _) = search(
+            &mut engine,
+            fen,
+            Limits { mate: Some(n), depth: Some(2 * n + 6), ..Limits::default() },
+        );
+        assert!(r.score >= MATE - (2 * n - 1), "{fen}: score {} for mate in {n}", r.score);
+    }
+}
+
+#[test]
+fn mated_and_stalemated_roots() {
+    let mut engine = Engine::new();
+    // Fool's mate: white is mated and holds nothing that could block.
+    let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR[] w KQkq - 1 3";
+    let (r, _) = search(&mut engine, mated, Limits { depth: Some(3), ..Limits::default() });
+    assert_eq!(r.best, None);
+    assert_eq!(r.score, -MATE);
+    let stalemate = "7k/5Q2/6K1/8/8/8/8/8[] b - - 0 1";
+    let (r, _) = search(&mut engine, stalemate, Limits { depth: Some(3), ..Limits::default() });
+    assert_eq!((r.best, r.score), (None, 0));
+}
+
+#[test]
+fn limits_and_searchmoves() {
+    let mut engine = Engine::new();
+    let fen = "r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[] b KQkq - 0 1";
+    let (r, infos) = search(&mut engine, fen, Limits { depth: Some(5), ..Limits::default() });
+    assert_eq!(r.depth, 5);
+    assert!(infos.iter().all(|i| i.depth <= 5));
+    let (r, _) = search(&mut engine, fen, Limits { nodes: Some(20_000), ..Limits::default() });
+    assert!(r.nodes < 40_000, "nodes {}", r.nodes);
+    let only = pos(fen).parse_uci("a7a6").unwrap();
+    let (r, _) = search(
+        &mut engine,
+        fen,
+        Limits { depth: Some(6), searchmoves: vec![only], ..Limits::default() },
+    );
+    assert_eq!(r.best, Some(only));
+    let start = Instant::now();
+    let (r, _) = search(&mut engine, fen, Limits { movetime: Some(200), ..Limits::default() });
+    assert!(r.best.is_some());
+    assert!(start.elapsed() < Duration::from_millis(1500), "{:?}", start.elapsed());
+}
+
+#[test]
+fn multipv_lines_are_distinct_and_ordered() {
+    let mut engine = Engine::new();
+    engine.options.multipv = 4;
+    let fen = "r1bqkbnr/pppp1ppp/2n5/8/3P4/2N5/PPP2PPP/R1BQKBNR[Pp] b KQkq - 0 4";
+    let (_, infos) = search(&mut engine, fen, Limits { depth: Some(7), ..Limits::default() });
+    let last: Vec<&Info> = infos.iter().filter(|i| i.depth == 7).collect();
+    assert!(last.len() >= 4, "{} lines at depth 7", last.len());
+    let lines: Vec<&Info> =
+        (1..=4).map(|k| *last.iter().rev().find(|i| i.multipv == k).unwrap()).collect();
+    for w in lines.windows(2) {
+        assert!(w[0].score >= w[1].score, "{} < {}", w[0].score, w[1].score);
+    }
+    let mut firsts: Vec<_> = lines.iter().map(|i| i.pv[0]).collect();
+    firsts.sort_by_key(|m| m.raw());
+    firsts.dedup();
+    assert_eq!(firsts.len(), 4);
+}
+
+#[test]
+fn two_threads_search_and_stop_promptly() {
+    let mut engine = Engine::new();
+    engine.set_threads(2);
+    let fen = "r1b1kb1r/p4ppp/2p1p3/1N2P2r/2Qp4/4n2P/PPP4K/8[QRBBNNPPPp] b kq - 4 31";
+    let (r, _) = search(&mut engine, fen, Limits { depth: Some(8), ..Limits::default() });
+    assert!(pos(fen).is_legal(r.best.unwrap()));
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    engine.start(
+        SearchRequest {
+            root: pos(fen),
+            history: Vec::new(),
+            limits: Limits { infinite: true, ..Limits::default() },
+        },
+        Arc::new(Collect::default()),
+        Box::new(move |r| drop(tx.send((Instant::now(), r)))),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(rx.try_recv().is_err(), "an infinite search answered before stop");
+    let stopped = Instant::now();
+    engine.stop();
+    let (at, r) = rx.recv_timeout(Duration::from_secs(5)).expect("result after stop");
+    engine.wait();
+    assert!(
+        at.duration_since(stopped) < Duration::from_millis(200),
+        "{:?}",
+        at.duration_since(stopped)
+    );
+    assert!(pos(fen).is_legal(r.best.unwrap()));
+}
+
+#[test]
+fn repetition_is_a_draw() {
+    // White is a queen up but has one legal move, Kh2, into a position seen before: the
+    // search must score it as a draw, not as the material says.
+    let fen = "6Q1/k7/8/8/8/8/5PP1/r6K[] w - - 0 1";
+    let root = pos(fen);
+    let only = root.legal_moves();
+    assert_eq!(only.len(), 1);
+    let repeated = root.after(only.as_slice()[0]).key();
+    let mut engine = Engine::new();
+    let req = SearchRequest {
+        root: root.clone(),
+        history: vec![repeated, 1, 2],
+        limits: Limits { depth: Some(6), ..Limits::default() },
+    };
+    let r = engine.search_sync(req, Arc::new(Collect::default()));
+    assert_eq!(r.score, 0);
+    // Without that history the same search sees White's extra queen.
+    let req = SearchRequest {
+        root,
+        history: Vec::new(),
+        limits: Limits { depth: Some(6), ..Limits::default() },
+    };
+    let r = engine.search_sync(req, Arc::new(Collect::default()));
+    assert!(r.score > 300, "score {}", r.score);
+}
