@@ -90,7 +90,7 @@ def main():
     ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"))
     ap.add_argument("--ponder", action="store_true")
     ap.add_argument("--pgnout")
-    ap.add_argument("--log", help="write cutechess-cli's full output here")
+    ap.add_argument("--log", help="write cutechess-cli's full output here (default: a file in /tmp)")
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args()
 
@@ -142,11 +142,13 @@ def main():
     problems = {k: 0 for k in PROBLEMS}
     w = l = d = 0
     sprt_line = None
-    log = open(args.log, "w") if args.log else None
+    log_path = args.log or os.path.join(tempfile.gettempdir(), f"madhouse-match-{os.getpid()}.log")
+    log = open(log_path, "w")
+    print(f"cutechess-cli output: {log_path}", flush=True)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp)
     for line in proc.stdout:
-        if log:
-            log.write(line)
+        log.write(line)
+        log.flush()
         m = re.match(r"Score of (\S+) vs (\S+): (\d+) - (\d+) - (\d+)", line)
         if m:
             w, l, d = int(m.group(3)), int(m.group(4)), int(m.group(5))

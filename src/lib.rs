@@ -20,3 +20,4 @@ pub mod protocol;
 pub mod search;
 pub mod time;
 pub mod tt;
+pub mod tune;

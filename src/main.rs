@@ -12,6 +12,12 @@ Usage:
   madhouse bench [depth]           search the bench positions; prints the node signature
   madhouse perft <depth> [fen]     count leaf nodes (per-move divide and 'Nodes searched: N')
            [--variant crazyhouse|loop|chessgi]
+  madhouse datagen --out FILE [--games N] [--nodes N] [--threads N] [--openings EPD]
+                   [--random-plies N] [--seed N]
+                                   self-play games; quiet positions with results for tuning
+  madhouse tune --data FILE [--out src/eval/tuned.rs] [--epochs N] [--rate X] [--limit N] [--l2 X]
+                [--optimizer gd|adam] [--start current|hand-made]
+                                   fit the evaluation weights to the results (Texel)
   madhouse --help | --version
 
 Logs go to stderr; set RUST_LOG=debug for more.";
@@ -53,6 +59,52 @@ fn main() {
                 Err(e) => fail(&e.to_string()),
             }
         }
+        "datagen" => {
+            let flags = Flags::parse(&args[1..]);
+            let openings = match flags.get("openings") {
+                Some(path) => madhouse::tune::read_openings(path)
+                    .unwrap_or_else(|e| fail(&format!("{path}: {e}"))),
+                None => Vec::new(),
+            };
+            let cfg = madhouse::tune::DatagenConfig {
+                games: flags.num("games", 1000),
+                nodes: flags.num("nodes", 5000) as u64,
+                threads: flags.num("threads", 1),
+                openings,
+                random_plies: flags.num("random-plies", 2),
+                seed: flags.num("seed", 1) as u64,
+                out: flags
+                    .get("out")
+                    .unwrap_or_else(|| fail("datagen needs --out FILE"))
+                    .to_string(),
+            };
+            if let Err(e) = madhouse::tune::datagen(&cfg) {
+                fail(&e.to_string());
+            }
+        }
+        "tune" => {
+            let flags = Flags::parse(&args[1..]);
+            let cfg = madhouse::tune::TuneConfig {
+                data: flags
+                    .get("data")
+                    .unwrap_or_else(|| fail("tune needs --data FILE"))
+                    .to_string(),
+                epochs: flags.num("epochs", 500),
+                rate: flags
+                    .get("rate")
+                    .map_or(if flags.get("optimizer") == Some("adam") { 0.5 } else { 1e5 }, |r| {
+                        r.parse().unwrap_or_else(|_| fail("bad --rate"))
+                    }),
+                out: flags.get("out").unwrap_or("src/eval/tuned.rs").to_string(),
+                limit: flags.num("limit", 0),
+                adam: flags.get("optimizer") == Some("adam"),
+                from_hand_made: flags.get("start") == Some("hand-made"),
+                l2: flags.get("l2").map_or(0.0, |r| r.parse().unwrap_or_else(|_| fail("bad --l2"))),
+            };
+            if let Err(e) = madhouse::tune::tune(&cfg) {
+                fail(&e.to_string());
+            }
+        }
         other => fail(&format!("unknown argument '{other}' (see --help)")),
     }
 }
@@ -60,4 +112,33 @@ fn main() {
 fn fail(msg: &str) -> ! {
     eprintln!("madhouse: {msg}");
     std::process::exit(2);
+}
+
+/// `--name value` pairs of a subcommand.
+struct Flags(Vec<(String, String)>);
+
+impl Flags {
+    fn parse(args: &[String]) -> Flags {
+        let mut out = Vec::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let Some(name) = a.strip_prefix("--") else {
+                fail(&format!("unexpected argument '{a}'"))
+            };
+            let Some(value) = it.next() else { fail(&format!("--{name} needs a value")) };
+            out.push((name.to_string(), value.clone()));
+        }
+        Flags(out)
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    fn num(&self, name: &str, default: usize) -> usize {
+        match self.get(name) {
+            None => default,
+            Some(v) => v.parse().unwrap_or_else(|_| fail(&format!("--{name} needs a number"))),
+        }
+    }
 }

@@ -95,6 +95,7 @@ impl TimeBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::params::TIME_SAFETY_MS;
 
     #[test]
     fn budgets_leave_a_reserve() {
@@ -106,7 +107,8 @@ mod tests {
             let b = TimeBudget::new(&limits, 10);
             let (soft, hard) = (b.soft_ms.unwrap(), b.hard_ms.unwrap());
             assert!(soft <= hard, "{time}+{inc}: {soft} > {hard}");
-            assert!(hard <= time.saturating_sub(15).max(1), "{time}+{inc}: hard {hard}");
+            let reserve = 10 + TIME_SAFETY_MS;
+            assert!(hard <= time.saturating_sub(reserve).max(1), "{time}+{inc}: hard {hard}");
         }
     }
 

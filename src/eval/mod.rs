@@ -10,6 +10,7 @@
 //! (compiled away), the `eval` command a per-term breakdown, and the tuner records the
 //! features of each position to fit the weights.
 
+mod tuned;
 pub mod weights;
 
 use crate::core::attacks::{
@@ -191,6 +192,15 @@ fn side_terms<T: Tracer>(
         }
     }
 
+    // King tropism: pieces close to the enemy king.
+    let their_king = pos.king(them);
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+        for sq in pos.pieces(c, role) {
+            let d = sq.distance(their_king).clamp(1, 7) as usize;
+            add(t, TROPISM + (role.index() - 1) * 7 + d - 1, 1);
+        }
+    }
+
     // Drop mobility: safe landing squares in the enemy half for each piece type held.
     let held = hand.roles().filter(|&r| r != Role::Pawn).count() as i32;
     if held > 0 {
@@ -303,7 +313,9 @@ fn king_danger<T: Tracer>(
 
     // Landing squares for drops next to the king, and weak ring squares.
     if !their_hand.is_empty() {
-        add(t, KD_HOLE, (ring & empty & !mine.no_king).count() as i32);
+        let holes = ring & empty & !mine.no_king;
+        add(t, KD_HOLE, holes.count() as i32);
+        add(t, KD_SUPPORTED_HOLE, (holes & theirs.no_king).count() as i32);
     }
     add(t, KD_WEAK_RING, (ring & theirs.all & !mine.no_king).count() as i32);
 
@@ -356,7 +368,8 @@ pub fn breakdown(pos: &Position) -> String {
             i if i < TEMPO => 5,
             i if i < DROP_MOBILITY => 6,
             i if i < PAWN_THREAT => 7,
-            _ => 8,
+            i if i < TROPISM => 8,
+            _ => 9,
         }
     }
     impl Tracer for Groups {
@@ -379,6 +392,7 @@ pub fn breakdown(pos: &Position) -> String {
         "Tempo",
         "Drop mobility",
         "Threats & rooks",
+        "King tropism",
     ];
     let mut g = Groups { sums: names.iter().map(|&n| (n, [0, 0])).collect(), danger: [(0, 0); 2] };
     let total = evaluate_with(pos, &DEFAULT_WEIGHTS, &mut g);

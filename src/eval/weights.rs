@@ -41,10 +41,14 @@ pub const HANGING: usize = PAWN_THREAT + 1;
 /// Bonus for a rook on an open file.
 pub const ROOK_OPEN_FILE: usize = HANGING + 1;
 
+/// King tropism: bonus by (role knight..queen, distance 1..=7 to the enemy king), index
+/// `(role - 1) * 7 + distance - 1`.
+pub const TROPISM: usize = ROOK_OPEN_FILE + 1;
+
 // ----- King danger inputs (danger units). -----
 
 /// Constant term of the danger sum.
-pub const KD_BIAS: usize = ROOK_OPEN_FILE + 1;
+pub const KD_BIAS: usize = TROPISM + 28;
 /// Danger per enemy piece attacking the king ring, by its role (pawn..queen).
 pub const KD_ATTACKER: usize = KD_BIAS + 1;
 /// Danger per attacked ring square (attacks counted once per attacker).
@@ -65,8 +69,11 @@ pub const KD_SHIELD: usize = KD_WEAK_RING + 1;
 pub const KD_DEFENDER: usize = KD_SHIELD + 1;
 /// Danger per open or half-open file next to or at the king.
 pub const KD_OPEN_FILE: usize = KD_DEFENDER + 1;
+/// Danger per hole (see `KD_HOLE`) that enemy pieces already attack: a supported drop there
+/// is often mate.
+pub const KD_SUPPORTED_HOLE: usize = KD_OPEN_FILE + 1;
 /// Total number of weights.
-pub const NUM_WEIGHTS: usize = KD_OPEN_FILE + 1;
+pub const NUM_WEIGHTS: usize = KD_SUPPORTED_HOLE + 1;
 
 /// Divisor of the quadratic danger penalty.
 pub const DANGER_DIVISOR: i32 = 512;
@@ -167,8 +174,19 @@ const fn build_defaults() -> [i32; NUM_WEIGHTS] {
     w[KD_SHIELD] = -12;
     w[KD_DEFENDER] = -8;
     w[KD_OPEN_FILE] = 15;
+    w[KD_SUPPORTED_HOLE] = 20;
+    let near = [12, 8, 4, 2, 0, 0, 0];
+    let mut t = 0;
+    while t < 28 {
+        w[TROPISM + t] = near[t % 7];
+        t += 1;
+    }
     w
 }
 
-/// The weights the engine plays with.
-pub static DEFAULT_WEIGHTS: [i32; NUM_WEIGHTS] = build_defaults();
+/// The weights the engine plays with, as fitted by the tuner.
+pub static DEFAULT_WEIGHTS: [i32; NUM_WEIGHTS] = super::tuned::TUNED;
+
+/// The hand-made weights the first tuning run started from; `madhouse tune --start
+/// hand-made` fits afresh from them (by default it refines `DEFAULT_WEIGHTS`).
+pub static HAND_MADE_WEIGHTS: [i32; NUM_WEIGHTS] = build_defaults();

@@ -1,0 +1,524 @@
+//! Fitting the evaluation weights to game results.
+//!
+//! Two steps, both reachable from the command line:
+//! - `madhouse datagen`: self-play games at a fixed node count from varied openings; every
+//!   quiet position (side to move not in check, the engine's choice not a capture) is written
+//!   with the game's result. Positions from other engines' games can be added with
+//!   `scripts/pgn_to_positions.py`.
+//! - `madhouse tune`: logistic (Texel) fitting of every weight in `eval::weights`. The
+//!   evaluation's features are traced once per position; each epoch then evaluates the whole
+//!   set from the features in parallel (rayon) and takes an Adam step on the gradient of the
+//!   mean squared error between `sigmoid(eval)` and the result.
+//!
+//! Data file format, one position per line: `<FEN> | <result>`, the result from white's view
+//! (`1`, `0.5`, `0`).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::core::{Color, Move, Position, Variant};
+use crate::engine::{Engine, SearchRequest};
+use crate::eval::weights::{
+    DANGER_CAP, DANGER_DIVISOR, DEFAULT_WEIGHTS, HAND_MADE_WEIGHTS, NUM_WEIGHTS,
+};
+use crate::eval::{evaluate_with, Tracer};
+use crate::protocol::Game;
+use crate::search::params::MATE_BOUND;
+use crate::search::{Info, Reporter};
+use crate::time::Limits;
+
+/// Settings of a data-generation run.
+#[derive(Clone, Debug)]
+pub struct DatagenConfig {
+    /// Number of games.
+    pub games: usize,
+    /// Nodes per move.
+    pub nodes: u64,
+    /// Parallel games.
+    pub threads: usize,
+    /// Opening FENs (EPD lines work: the first four fields are used); empty: start position.
+    pub openings: Vec<String>,
+    /// Random legal plies played after the opening, for variety.
+    pub random_plies: usize,
+    /// Seed of the random choices.
+    pub seed: u64,
+    /// Output file.
+    pub out: String,
+}
+
+struct Silent;
+impl Reporter for Silent {
+    fn info(&self, _: &Info) {}
+}
+
+/// A small deterministic random generator (xorshift64*), enough for opening choice.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Reads an opening file (EPD or FEN lines; `#` comments skipped).
+pub fn read_openings(path: &str) -> std::io::Result<Vec<String>> {
+    let f = BufReader::new(File::open(path)?);
+    let mut out = Vec::new();
+    for line in f.lines() {
+        let line = line?;
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().take(4).collect();
+        if fields.len() == 4 {
+            out.push(fields.join(" "));
+        }
+    }
+    Ok(out)
+}
+
+/// Plays one self-play game and returns its quiet positions (FENs) and the result for white.
+fn play_game(
+    engine: &mut Engine,
+    cfg: &DatagenConfig,
+    rng: &mut Rng,
+) -> Option<(Vec<String>, f64)> {
+    let start = if cfg.openings.is_empty() {
+        crate::core::START_FEN.to_string()
+    } else {
+        cfg.openings[rng.below(cfg.openings.len())].clone()
+    };
+    let mut game = Game::from_fen(&start, Variant::Crazyhouse).ok()?;
+    for _ in 0..cfg.random_plies {
+        let moves = game.current().legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        game.push(moves.as_slice()[rng.below(moves.len())]);
+    }
+    engine.clear();
+    let mut fens = Vec::new();
+    let mut decisive_streak = 0;
+    let result = loop {
+        if let Some(r) = game.result() {
+            break match r.score {
+                "1-0" => 1.0,
+                "0-1" => 0.0,
+                _ => 0.5,
+            };
+        }
+        if game.ply() > 400 {
+            break 0.5;
+        }
+        let limits = Limits { nodes: Some(cfg.nodes), ..Limits::default() };
+        let req =
+            SearchRequest { root: game.current().clone(), history: game.history_keys(), limits };
+        let r = engine.search_sync(req, Arc::new(Silent));
+        let best: Move = r.best?;
+        let pos = game.current();
+        let white_score = r.score * pos.turn().sign();
+        // A proven mate, or a long run of overwhelming scores, ends the game.
+        if r.score.abs() >= MATE_BOUND {
+            break if white_score > 0 { 1.0 } else { 0.0 };
+        }
+        decisive_streak = if white_score.abs() > 2000 { decisive_streak + 1 } else { 0 };
+        if decisive_streak >= 6 {
+            break if white_score > 0 { 1.0 } else { 0.0 };
+        }
+        if !pos.in_check() && !pos.is_capture(best) && best.promotion_role().is_none() {
+            fens.push(pos.fen());
+        }
+        game.push(best);
+    };
+    Some((fens, result))
+}
+
+/// Runs self-play data generation, appending to `cfg.out`.
+pub fn datagen(cfg: &DatagenConfig) -> std::io::Result<()> {
+    let out = Arc::new(Mutex::new(BufWriter::new(
+        std::fs::OpenOptions::new().create(true).append(true).open(&cfg.out)?,
+    )));
+    let next_game = AtomicU64::new(0);
+    let positions = AtomicU64::new(0);
+    let started = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for t in 0..cfg.threads.max(1) {
+            let (out, next_game, positions) = (out.clone(), &next_game, &positions);
+            s.spawn(move || {
+                let mut engine = Engine::new();
+                engine.set_hash(8);
+                loop {
+                    let g = next_game.fetch_add(1, Ordering::Relaxed);
+                    if g as usize >= cfg.games {
+                        break;
+                    }
+                    let mut rng =
+                        Rng(cfg.seed ^ (g + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ t as u64);
+                    rng.next();
+                    let Some((fens, result)) = play_game(&mut engine, cfg, &mut rng) else {
+                        continue;
+                    };
+                    let n = positions.fetch_add(fens.len() as u64, Ordering::Relaxed)
+                        + fens.len() as u64;
+                    if let Ok(mut w) = out.lock() {
+                        for f in &fens {
+                            let _ = writeln!(w, "{f} | {result}");
+                        }
+                    }
+                    if (g + 1) % 100 == 0 {
+                        eprintln!(
+                            "datagen: {} games, {} positions, {:.0} s",
+                            g + 1,
+                            n,
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                }
+            });
+        }
+    });
+    let mut w = out.lock().map_err(|_| std::io::Error::other("writer poisoned"))?;
+    w.flush()
+}
+
+/// The features of one position, as the tuner needs them.
+#[derive(Default, Clone)]
+struct Features {
+    /// `(weight index, white count minus black count)` of the linear terms.
+    linear: Vec<(u16, i16)>,
+    /// King-danger inputs of white's king, then black's.
+    danger: [Vec<(u16, i16)>; 2],
+    result: f32,
+}
+
+#[derive(Default)]
+struct Collect {
+    linear: Vec<(usize, i32)>,
+    danger: [Vec<(usize, i32)>; 2],
+}
+
+impl Tracer for Collect {
+    const ENABLED: bool = true;
+    fn linear(&mut self, color: Color, idx: usize, n: i32) {
+        self.linear.push((idx, n * color.sign()));
+    }
+    fn danger(&mut self, color: Color, idx: usize, n: i32) {
+        self.danger[color.index()].push((idx, n));
+    }
+}
+
+fn merge(v: &[(usize, i32)]) -> Vec<(u16, i16)> {
+    let mut m: Vec<(usize, i32)> = v.to_vec();
+    m.sort_unstable();
+    let mut out: Vec<(u16, i16)> = Vec::with_capacity(m.len());
+    for (i, n) in m {
+        match out.last_mut() {
+            Some(last) if last.0 as usize == i => last.1 += n as i16,
+            _ => out.push((i as u16, n as i16)),
+        }
+    }
+    out.retain(|x| x.1 != 0);
+    out
+}
+
+fn features(pos: &Position, result: f32) -> Features {
+    let mut c = Collect::default();
+    evaluate_with(pos, &DEFAULT_WEIGHTS, &mut c);
+    Features {
+        linear: merge(&c.linear),
+        danger: [merge(&c.danger[0]), merge(&c.danger[1])],
+        result,
+    }
+}
+
+/// Evaluation (white's view) from features and real-valued weights; also the danger sums.
+fn eval_features(f: &Features, w: &[f64]) -> (f64, [f64; 2]) {
+    let mut e = 0.0;
+    for &(i, n) in &f.linear {
+        e += w[i as usize] * n as f64;
+    }
+    let mut d = [0.0; 2];
+    for (c, sum) in d.iter_mut().enumerate() {
+        for &(i, n) in &f.danger[c] {
+            *sum += w[i as usize] * n as f64;
+        }
+        let p = penalty(*sum);
+        e -= if c == 0 { p } else { -p };
+    }
+    (e, d)
+}
+
+/// The danger penalty as a smooth function of real-valued sums (matches `danger_penalty`).
+fn penalty(d: f64) -> f64 {
+    if d <= 0.0 {
+        0.0
+    } else {
+        (d.min(4096.0).powi(2) / DANGER_DIVISOR as f64).min(DANGER_CAP as f64)
+    }
+}
+
+fn penalty_slope(d: f64) -> f64 {
+    if d <= 0.0 || d >= 4096.0 || d * d / DANGER_DIVISOR as f64 >= DANGER_CAP as f64 {
+        0.0
+    } else {
+        2.0 * d / DANGER_DIVISOR as f64
+    }
+}
+
+fn sigmoid(e: f64, k: f64) -> f64 {
+    1.0 / (1.0 + (-k * e / 400.0).exp())
+}
+
+fn mean_error(data: &[Features], w: &[f64], k: f64) -> f64 {
+    let sum: f64 = data
+        .par_iter()
+        .map(|f| {
+            let (e, _) = eval_features(f, w);
+            let d = sigmoid(e, k) - f.result as f64;
+            d * d
+        })
+        .sum();
+    sum / data.len().max(1) as f64
+}
+
+/// Settings of a tuning run.
+#[derive(Clone, Debug)]
+pub struct TuneConfig {
+    /// Data file (`FEN | result` lines).
+    pub data: String,
+    /// Full passes over the data.
+    pub epochs: usize,
+    /// Learning rate: weight units per step for Adam; for gradient descent, the factor on
+    /// the gradient (about 1e5 moves a weight seen in every position by a few units).
+    pub rate: f64,
+    /// Where to write the tuned weights (Rust source for `src/eval/tuned.rs`).
+    pub out: String,
+    /// Use at most this many positions (0: all).
+    pub limit: usize,
+    /// Adam (per-weight step sizes) instead of momentum gradient descent.
+    pub adam: bool,
+    /// Start from the hand-made weights instead of the current ones (a fresh fit).
+    pub from_hand_made: bool,
+    /// L2 pull of every weight toward its starting value. Adam moves rarely seen weights
+    /// (long-range mobility, promoted knights) as fast as common ones; this keeps them near
+    /// their prior unless the data really says otherwise.
+    pub l2: f64,
+}
+
+/// Loads and traces the data set.
+fn load(cfg: &TuneConfig) -> std::io::Result<Vec<Features>> {
+    let f = BufReader::new(File::open(&cfg.data)?);
+    let lines: Vec<String> = f.lines().collect::<Result<_, _>>()?;
+    let take = if cfg.limit == 0 { lines.len() } else { cfg.limit.min(lines.len()) };
+    Ok(lines[..take]
+        .par_iter()
+        .filter_map(|l| {
+            let (fen, r) = l.rsplit_once('|')?;
+            let result: f32 = r.trim().parse().ok()?;
+            let pos = Position::from_fen(fen.trim(), Variant::Crazyhouse).ok()?;
+            Some(features(&pos, result))
+        })
+        .collect())
+}
+
+/// Runs Texel tuning and writes the weights.
+pub fn tune(cfg: &TuneConfig) -> std::io::Result<()> {
+    let mut data = load(cfg)?;
+    if data.len() < 20 {
+        return Err(std::io::Error::other("too few positions"));
+    }
+    // Every tenth position is held out: the weights kept are those of the epoch with the
+    // lowest error on positions the fit never saw.
+    let mut validation = Vec::with_capacity(data.len() / 10 + 1);
+    let mut i = 0;
+    data.retain(|f| {
+        i += 1;
+        if i % 10 == 0 {
+            validation.push(f.clone());
+            false
+        } else {
+            true
+        }
+    });
+    eprintln!("tune: {} training and {} validation positions", data.len(), validation.len());
+    let start = if cfg.from_hand_made { &HAND_MADE_WEIGHTS } else { &DEFAULT_WEIGHTS };
+    let mut w: Vec<f64> = start.iter().map(|&x| x as f64).collect();
+    let prior = w.clone();
+
+    // The scaling constant that best fits the current weights.
+    let mut k = 1.0;
+    let mut best = mean_error(&data, &w, k);
+    for step in [0.5, 0.1, 0.02] {
+        loop {
+            let mut improved = false;
+            for cand in [k - step, k + step] {
+                if cand <= 0.0 {
+                    continue;
+                }
+                let e = mean_error(&data, &w, cand);
+                if e < best {
+                    best = e;
+                    k = cand;
+                    improved = true;
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+    }
+    eprintln!("tune: K = {k:.3}, initial error {best:.6}");
+
+    let mut best_validation = mean_error(&validation, &w, k);
+    let mut best_weights = w.clone();
+    let mut best_epoch = 0;
+    eprintln!("tune: initial validation error {best_validation:.6}");
+    let n = data.len() as f64;
+    let (mut m, mut v) = (vec![0.0; NUM_WEIGHTS], vec![0.0; NUM_WEIGHTS]);
+    let (b1, b2, eps) = (0.9, 0.999, 1e-8);
+    for epoch in 1..=cfg.epochs {
+        let grad = data
+            .par_iter()
+            .fold(
+                || vec![0.0; NUM_WEIGHTS],
+                |mut g, f| {
+                    let (e, d) = eval_features(f, &w);
+                    let s = sigmoid(e, k);
+                    let common = 2.0 * (s - f.result as f64) * s * (1.0 - s) * k / 400.0;
+                    for &(i, c) in &f.linear {
+                        g[i as usize] += common * c as f64;
+                    }
+                    for (c, sign) in [(0usize, -1.0), (1, 1.0)] {
+                        let slope = penalty_slope(d[c]);
+                        if slope != 0.0 {
+                            for &(i, x) in &f.danger[c] {
+                                g[i as usize] += common * sign * slope * x as f64;
+                            }
+                        }
+                    }
+                    g
+                },
+            )
+            .reduce(
+                || vec![0.0; NUM_WEIGHTS],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            );
+        let t = epoch as i32;
+        for i in 0..NUM_WEIGHTS {
+            let g = grad[i] / n + 2.0 * cfg.l2 * (w[i] - prior[i]);
+            m[i] = b1 * m[i] + (1.0 - b1) * g;
+            if cfg.adam {
+                v[i] = b2 * v[i] + (1.0 - b2) * g * g;
+                let mh = m[i] / (1.0 - b1.powi(t));
+                let vh = v[i] / (1.0 - b2.powi(t));
+                w[i] -= cfg.rate * mh / (vh.sqrt() + eps);
+            } else {
+                // Momentum gradient descent: each weight moves in proportion to the evidence
+                // for it, so rarely seen features stay near their prior.
+                w[i] -= cfg.rate * m[i];
+            }
+        }
+        if epoch % 10 == 0 || epoch == cfg.epochs {
+            let ve = mean_error(&validation, &w, k);
+            if ve < best_validation {
+                best_validation = ve;
+                best_weights.clone_from(&w);
+                best_epoch = epoch;
+            }
+            if epoch % 50 == 0 || epoch == cfg.epochs {
+                eprintln!(
+                    "tune: epoch {epoch}, training error {:.6}, validation error {ve:.6}",
+                    mean_error(&data, &w, k)
+                );
+            }
+        }
+    }
+    eprintln!("tune: best validation error {best_validation:.6} at epoch {best_epoch}");
+    write_weights(&cfg.out, &best_weights, k, data.len())
+}
+
+/// Writes the weights as Rust source, grouped by the named sections of `eval::weights`.
+fn write_weights(path: &str, w: &[f64], k: f64, positions: usize) -> std::io::Result<()> {
+    use crate::eval::weights as ws;
+    let sections: &[(&str, usize)] = &[
+        ("MATERIAL_BOARD", ws::MATERIAL_BOARD),
+        ("MATERIAL_HAND", ws::MATERIAL_HAND),
+        ("PROMOTED", ws::PROMOTED),
+        ("PSQT pawn", ws::PSQT),
+        ("PSQT knight", ws::PSQT + 64),
+        ("PSQT bishop", ws::PSQT + 128),
+        ("PSQT rook", ws::PSQT + 192),
+        ("PSQT queen", ws::PSQT + 256),
+        ("PSQT king", ws::PSQT + 320),
+        ("MOBILITY knight", ws::MOBILITY),
+        ("MOBILITY bishop", ws::MOBILITY + ws::MOBILITY_OFFSETS[1]),
+        ("MOBILITY rook", ws::MOBILITY + ws::MOBILITY_OFFSETS[2]),
+        ("MOBILITY queen", ws::MOBILITY + ws::MOBILITY_OFFSETS[3]),
+        ("BISHOP_PAIR, DOUBLED_PAWN, ISOLATED_PAWN", ws::BISHOP_PAIR),
+        ("PASSED_PAWN", ws::PASSED_PAWN),
+        ("TEMPO, DROP_MOBILITY, PAWN_THREAT, HANGING, ROOK_OPEN_FILE", ws::TEMPO),
+        ("TROPISM knight, bishop, rook, queen (distance 1..7)", ws::TROPISM),
+        ("KD_BIAS", ws::KD_BIAS),
+        ("KD_ATTACKER", ws::KD_ATTACKER),
+        ("KD_RING_ATTACKS", ws::KD_RING_ATTACKS),
+        ("KD_HAND", ws::KD_HAND),
+        ("KD_SAFE_CHECK", ws::KD_SAFE_CHECK),
+        (
+            "KD_HOLE, KD_WEAK_RING, KD_SHIELD, KD_DEFENDER, KD_OPEN_FILE, KD_SUPPORTED_HOLE",
+            ws::KD_HOLE,
+        ),
+    ];
+    let mut s = String::new();
+    s.push_str("//! Evaluation weights fitted by `madhouse tune` (do not edit by hand; rerun the tuner).\n");
+    s.push_str(&format!("//! Fitted on {positions} positions, K = {k:.3}.\n\n"));
+    s.push_str("use super::weights::NUM_WEIGHTS;\n\n");
+    s.push_str("/// The tuned weights, in the layout of `eval::weights`.\n");
+    s.push_str("#[rustfmt::skip]\npub const TUNED: [i32; NUM_WEIGHTS] = [\n");
+    for (j, (name, start)) in sections.iter().enumerate() {
+        let end = sections.get(j + 1).map_or(NUM_WEIGHTS, |b| b.1);
+        s.push_str(&format!("    // {name}\n   "));
+        for (c, x) in w[*start..end].iter().enumerate() {
+            if c > 0 && c % 16 == 0 {
+                s.push_str("\n   ");
+            }
+            s.push_str(&format!(" {},", x.round() as i64));
+        }
+        s.push('\n');
+    }
+    s.push_str("];\n");
+    std::fs::write(path, s)?;
+    eprintln!("tune: weights written to {path}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_evaluation_matches_the_engine() {
+        let w: Vec<f64> = DEFAULT_WEIGHTS.iter().map(|&x| x as f64).collect();
+        for fen in crate::bench::positions() {
+            let pos = Position::from_fen(fen, Variant::Crazyhouse).unwrap();
+            let f = features(&pos, 0.5);
+            let (e, _) = eval_features(&f, &w);
+            let engine = crate::eval::evaluate(&pos) * pos.turn().sign();
+            // Integer division in the engine's danger penalty rounds down.
+            assert!((e - engine as f64).abs() <= 2.0, "{fen}: tuner {e} engine {engine}");
+        }
+    }
+}
