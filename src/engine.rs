@@ -200,7 +200,8 @@ impl Engine {
             on_done(r);
         });
         let handle = std::thread::Builder::new()
-            .name("search-control".into())
+            .name("search-main".into())
+            .stack_size(SEARCH_STACK)
             .spawn(move || run_search(req, workers, sh, ht, deliver))
             .expect("spawn search thread");
         self.running = Some(Running { shared, halted, delivered, handle });
@@ -245,28 +246,24 @@ fn run_search(
     }
 
     let root = &req.root;
+    // This thread runs the main worker itself (one hand-over fewer between `go` and
+    // `bestmove`); helpers get threads of their own.
+    let (main, helpers) = workers.split_first_mut().expect("at least one worker");
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
-        for w in workers.iter_mut() {
+        for w in helpers.iter_mut() {
             let shared = &shared;
             let builder = std::thread::Builder::new()
                 .name(format!("search-{}", w.id))
                 .stack_size(SEARCH_STACK);
-            let h = builder.spawn_scoped(scope, move || {
-                w.iterative_deepening(root, shared);
-                if w.id == 0 {
-                    // The main thread is done: helpers stop with it.
-                    shared.stop();
-                }
-            });
-            match h {
+            match builder.spawn_scoped(scope, move || w.iterative_deepening(root, shared)) {
                 Ok(h) => handles.push(h),
-                Err(e) => {
-                    log::error!("could not start a search thread: {e}");
-                    shared.stop();
-                }
+                Err(e) => log::error!("could not start a search thread: {e}"),
             }
         }
+        main.iterative_deepening(root, &shared);
+        // The main worker is done: helpers stop with it.
+        shared.stop();
         for h in handles {
             let _ = h.join();
         }
