@@ -293,17 +293,7 @@ fn run_search(
     let ponder = rm.pv.get(1).copied().or_else(|| ponder_from_tt(&shared.tt, root, rm.mv));
     let already_shown = best == 0 && w.last_reported() == Some(&(score, rm.pv.clone()));
     if w.completed_depth > 0 && score != -crate::search::params::INFINITE && !already_shown {
-        shared.reporter.info(&Info {
-            depth: w.completed_depth,
-            seldepth: rm.seldepth.max(w.completed_depth as usize),
-            multipv: 1,
-            score,
-            bound: Bound::Exact,
-            nodes,
-            time_ms: shared.elapsed_ms(),
-            hashfull: shared.tt.hashfull(),
-            pv: rm.pv.clone(),
-        });
+        shared.report_line(rm, w.completed_depth, score, Bound::Exact, 1, nodes);
     }
     on_done(SearchResult { best: Some(rm.mv), ponder, score, depth: w.completed_depth, nodes });
     workers

@@ -55,6 +55,29 @@ impl Bitboard {
         Bitboard::rank(Rank::new(rank).relative_to(color))
     }
 
+    /// The files next to `file`, not `file` itself.
+    #[inline]
+    pub const fn adjacent_files(file: File) -> Bitboard {
+        let f = Bitboard::file(file).0;
+        Bitboard(((f << 1) & !Bitboard::FILE_A.0) | ((f >> 1) & !Bitboard::FILE_H.0))
+    }
+
+    /// Does the set hold a square of `file`?
+    #[inline]
+    pub const fn contains_file(self, file: File) -> bool {
+        self.0 & Bitboard::file(file).0 != 0
+    }
+
+    /// The ranks strictly in front of `rank`, seen from `color`'s side.
+    #[inline]
+    pub const fn ranks_ahead(color: Color, rank: Rank) -> Bitboard {
+        let r = rank.index();
+        match color {
+            Color::White => Bitboard(if r >= 7 { 0 } else { !0u64 << (8 * (r + 1)) }),
+            Color::Black => Bitboard(if r == 0 { 0 } else { !0u64 >> (8 * (8 - r)) }),
+        }
+    }
+
     /// The squares on `color`'s half of the board (ranks 1-4 for white).
     #[inline]
     pub const fn half(color: Color) -> Bitboard {
@@ -248,6 +271,20 @@ mod tests {
         assert_eq!(b.collect::<Vec<_>>(), vec![Square::A1, Square::H8]);
         assert_eq!(Bitboard::rank(Rank::new(7)), Bitboard::RANK_8);
         assert_eq!(Bitboard::relative_rank(Color::Black, 0), Bitboard::RANK_8);
+    }
+
+    #[test]
+    fn file_and_rank_masks() {
+        let a = File::new(0);
+        let e = File::new(4);
+        assert_eq!(Bitboard::adjacent_files(a), Bitboard::file(File::new(1)));
+        assert_eq!(
+            Bitboard::adjacent_files(e),
+            Bitboard::file(File::new(3)) | Bitboard::file(File::new(5))
+        );
+        assert_eq!(Bitboard::ranks_ahead(Color::White, Rank::new(6)), Bitboard::RANK_8);
+        assert_eq!(Bitboard::ranks_ahead(Color::Black, Rank::new(1)), Bitboard::RANK_1);
+        assert_eq!(Bitboard::ranks_ahead(Color::White, Rank::new(7)), Bitboard::EMPTY);
     }
 
     #[test]

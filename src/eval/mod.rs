@@ -155,22 +155,11 @@ fn side_terms<T: Tracer>(
     let mut doubled = 0;
     let mut isolated = 0;
     for f in 0..8u8 {
-        let file = Bitboard::file(crate::core::File::new(f));
-        let n = (pawns & file).count() as i32;
-        if n > 1 {
-            doubled += n - 1;
-        }
-        if n > 0 {
-            let mut adj = Bitboard::EMPTY;
-            if f > 0 {
-                adj |= Bitboard::file(crate::core::File::new(f - 1));
-            }
-            if f < 7 {
-                adj |= Bitboard::file(crate::core::File::new(f + 1));
-            }
-            if (pawns & adj).is_empty() {
-                isolated += n;
-            }
+        let file = crate::core::File::new(f);
+        let n = (pawns & Bitboard::file(file)).count() as i32;
+        doubled += (n - 1).max(0);
+        if n > 0 && (pawns & Bitboard::adjacent_files(file)).is_empty() {
+            isolated += n;
         }
     }
     add(t, DOUBLED_PAWN, doubled);
@@ -212,32 +201,8 @@ fn side_terms<T: Tracer>(
 
 /// Squares in front of a pawn of `c` on `sq`, on its file and the adjacent ones.
 fn passed_mask(c: Color, sq: Square) -> Bitboard {
-    let f = sq.file().index() as u8;
-    let mut files = Bitboard::file(sq.file());
-    if f > 0 {
-        files |= Bitboard::file(crate::core::File::new(f - 1));
-    }
-    if f < 7 {
-        files |= Bitboard::file(crate::core::File::new(f + 1));
-    }
-    let r = sq.rank().index() as u32;
-    let ahead = match c {
-        Color::White => {
-            if r >= 7 {
-                0
-            } else {
-                !0u64 << (8 * (r + 1))
-            }
-        }
-        Color::Black => {
-            if r == 0 {
-                0
-            } else {
-                !0u64 >> (8 * (8 - r))
-            }
-        }
-    };
-    files & Bitboard(ahead)
+    (Bitboard::file(sq.file()) | Bitboard::adjacent_files(sq.file()))
+        & Bitboard::ranks_ahead(c, sq.rank())
 }
 
 /// The king-danger penalty of `c`'s king, in centipawns.
@@ -320,31 +285,16 @@ fn king_danger<T: Tracer>(
     add(t, KD_WEAK_RING, (ring & theirs.all & !mine.no_king).count() as i32);
 
     // Shelter: pawns in front, defenders around, open files.
-    let kf = ksq.file().index() as u8;
-    let mut files = Bitboard::file(ksq.file());
-    if kf > 0 {
-        files |= Bitboard::file(crate::core::File::new(kf - 1));
-    }
-    if kf < 7 {
-        files |= Bitboard::file(crate::core::File::new(kf + 1));
-    }
-    let kr = ksq.rank().index() as i32;
-    let mut front = Bitboard::EMPTY;
-    for step in 1..=2 {
-        let r = if c == Color::White { kr + step } else { kr - step };
-        if (0..8).contains(&r) {
-            front |= Bitboard::rank(crate::core::Rank::new(r as u8));
-        }
-    }
+    let files = Bitboard::file(ksq.file()) | Bitboard::adjacent_files(ksq.file());
+    let ahead = Bitboard::ranks_ahead(c, ksq.rank());
+    let front = ahead & !ahead.shift_forward(c).shift_forward(c);
     let pawns = pos.pieces(c, Role::Pawn);
     add(t, KD_SHIELD, (pawns & files & front).count() as i32);
     add(t, KD_DEFENDER, (pos.non_pawn_pieces(c) & ring).count() as i32);
-    let mut open = 0;
-    for f in kf.saturating_sub(1)..=(kf + 1).min(7) {
-        if (pawns & Bitboard::file(crate::core::File::new(f))).is_empty() {
-            open += 1;
-        }
-    }
+    let open = (0..8u8)
+        .map(crate::core::File::new)
+        .filter(|&f| files.contains_file(f) && (pawns & Bitboard::file(f)).is_empty())
+        .count() as i32;
     add(t, KD_OPEN_FILE, open);
 
     let penalty = danger_penalty(d);

@@ -160,6 +160,29 @@ impl Shared {
         self.stop.store(true, Ordering::Release);
     }
 
+    /// Reports one principal-variation line of `rm`.
+    pub fn report_line(
+        &self,
+        rm: &RootMove,
+        depth: i32,
+        score: i32,
+        bound: Bound,
+        multipv: usize,
+        nodes: u64,
+    ) {
+        self.reporter.info(&Info {
+            depth,
+            seldepth: rm.seldepth.max(depth.max(0) as usize),
+            multipv,
+            score,
+            bound,
+            nodes,
+            time_ms: self.elapsed_ms(),
+            hashfull: self.tt.hashfull(),
+            pv: rm.pv.clone(),
+        });
+    }
+
     /// Has the search been told to end?
     #[inline]
     pub fn stopped(&self) -> bool {
@@ -546,17 +569,7 @@ impl Worker {
             if d < 1 || score == -INFINITE {
                 continue;
             }
-            shared.reporter.info(&Info {
-                depth: d,
-                seldepth: rm.seldepth.max(d as usize),
-                multipv: i + 1,
-                score,
-                bound: Bound::Exact,
-                nodes,
-                time_ms: shared.elapsed_ms(),
-                hashfull: shared.tt.hashfull(),
-                pv: rm.pv.clone(),
-            });
+            shared.report_line(rm, d, score, Bound::Exact, i + 1, nodes);
         }
     }
 
@@ -566,17 +579,8 @@ impl Worker {
             return;
         }
         let rm = &self.root_moves[pv_idx];
-        shared.reporter.info(&Info {
-            depth: self.root_depth,
-            seldepth: self.seldepth,
-            multipv: pv_idx + 1,
-            score: rm.score,
-            bound,
-            nodes: shared.total_nodes().max(self.nodes),
-            time_ms: shared.elapsed_ms(),
-            hashfull: shared.tt.hashfull(),
-            pv: rm.pv.clone(),
-        });
+        let nodes = shared.total_nodes().max(self.nodes);
+        shared.report_line(rm, self.root_depth, rm.score, bound, pv_idx + 1, nodes);
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -849,49 +853,46 @@ impl Worker {
             self.keys.push(child.key());
             shared.tt.prefetch(child.key());
 
-            let mut score;
-            if depth >= 2 && move_count > 1 + NT::ROOT as usize && (!is_tactical || !NT::PV) {
-                let mut r = reduction;
-                if !NT::PV {
-                    r += 1;
-                }
-                if cut_node {
-                    r += 1;
-                }
-                if !improving {
-                    r += 1;
-                }
-                if gives_check {
-                    r -= 1;
-                }
-                if Some(m) == self.killers[ply][0]
-                    || Some(m) == self.killers[ply][1]
-                    || Some(m) == counter
-                {
-                    r -= 1;
-                }
-                if m.is_drop() && !gives_check && m.drop_role() != Some(Role::Pawn) {
-                    r += LMR_QUIET_DROP;
-                }
-                if is_tactical {
-                    r -= 1;
+            let mut score = -INFINITE;
+            // Late moves get a reduced null-window search first; a full-depth null-window
+            // search follows when that beats alpha, or for any move but a PV node's first.
+            let full_depth_needed =
+                if depth >= 2 && move_count > 1 + NT::ROOT as usize && (!is_tactical || !NT::PV) {
+                    let mut r = reduction;
+                    if !NT::PV {
+                        r += 1;
+                    }
+                    if cut_node {
+                        r += 1;
+                    }
+                    if !improving {
+                        r += 1;
+                    }
+                    if gives_check {
+                        r -= 1;
+                    }
+                    if Some(m) == self.killers[ply][0]
+                        || Some(m) == self.killers[ply][1]
+                        || Some(m) == counter
+                    {
+                        r -= 1;
+                    }
+                    if m.is_drop() && !gives_check && m.drop_role() != Some(Role::Pawn) {
+                        r += LMR_QUIET_DROP;
+                    }
+                    if is_tactical {
+                        r -= 1;
+                    } else {
+                        r -= hist / LMR_HISTORY_DIVISOR;
+                    }
+                    let d = (new_depth - r.max(0)).clamp(1, new_depth.max(1));
+                    score =
+                        -self.search::<NonPv>(&child, -alpha - 1, -alpha, d, ply + 1, true, shared);
+                    score > alpha && d < new_depth
                 } else {
-                    r -= hist / LMR_HISTORY_DIVISOR;
-                }
-                let d = (new_depth - r.max(0)).clamp(1, new_depth.max(1));
-                score = -self.search::<NonPv>(&child, -alpha - 1, -alpha, d, ply + 1, true, shared);
-                if score > alpha && d < new_depth {
-                    score = -self.search::<NonPv>(
-                        &child,
-                        -alpha - 1,
-                        -alpha,
-                        new_depth,
-                        ply + 1,
-                        !cut_node,
-                        shared,
-                    );
-                }
-            } else if !NT::PV || move_count > 1 {
+                    !NT::PV || move_count > 1
+                };
+            if full_depth_needed {
                 score = -self.search::<NonPv>(
                     &child,
                     -alpha - 1,
@@ -901,8 +902,6 @@ impl Worker {
                     !cut_node,
                     shared,
                 );
-            } else {
-                score = -INFINITE;
             }
             if NT::PV && (move_count == 1 || score > alpha) {
                 score =
