@@ -289,11 +289,16 @@ fn run_search(
     let w = &workers[best];
     let rm = &w.root_moves()[0];
     let nodes = shared.total_nodes().max(workers.iter().map(Worker::nodes).sum());
-    let score = if rm.score == -crate::search::params::INFINITE { rm.prev_score } else { rm.score };
+    // The score of the latest search of the move; a search stopped before any root move was
+    // searched falls back to the static evaluation, so a score line always precedes the move.
+    let score = [rm.score, rm.prev_score]
+        .into_iter()
+        .find(|&s| s != -crate::search::params::INFINITE)
+        .unwrap_or_else(|| crate::eval::evaluate(root));
     let ponder = rm.pv.get(1).copied().or_else(|| ponder_from_tt(&shared.tt, root, rm.mv));
     let already_shown = best == 0 && w.last_reported() == Some(&(score, rm.pv.clone()));
-    if w.completed_depth > 0 && score != -crate::search::params::INFINITE && !already_shown {
-        shared.report_line(rm, w.completed_depth, score, Bound::Exact, 1, nodes);
+    if !already_shown {
+        shared.report_line(rm, w.completed_depth.max(1), score, Bound::Exact, 1, nodes);
     }
     on_done(SearchResult { best: Some(rm.mv), ponder, score, depth: w.completed_depth, nodes });
     workers

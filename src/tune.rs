@@ -481,6 +481,7 @@ fn write_weights(path: &str, w: &[f64], k: f64, positions: usize) -> std::io::Re
             "KD_HOLE, KD_WEAK_RING, KD_SHIELD, KD_DEFENDER, KD_OPEN_FILE, KD_SUPPORTED_HOLE",
             ws::KD_HOLE,
         ),
+        ("HANGING_TO_MOVE, MINOR_THREAT, KD_NOT_TO_MOVE", ws::HANGING_TO_MOVE),
     ];
     let mut s = String::new();
     s.push_str("//! Evaluation weights fitted by `madhouse tune` (do not edit by hand; rerun the tuner).\n");

@@ -118,7 +118,9 @@ fn side_terms<T: Tracer>(
         add(t, MATERIAL_BOARD + role.index(), on_board.count() as i32);
         add(t, MATERIAL_HAND + role.index(), hand.count(role) as i32);
         if role != Role::Pawn {
-            add(t, PROMOTED + role.index() - 1, (on_board & promoted).count() as i32);
+            // Promotions to minor pieces and rooks are rare: they share one weight.
+            let slot = if role == Role::Queen { 3 } else { 0 };
+            add(t, PROMOTED + slot, (on_board & promoted).count() as i32);
         }
     }
 
@@ -133,7 +135,8 @@ fn side_terms<T: Tracer>(
     let occ = pos.occupied();
     let safe = !ours & !att[them.index()].by_role[Role::Pawn.index()];
     for (k, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen].into_iter().enumerate() {
-        let max = [8, 13, 14, 27][k];
+        // Counts beyond these are too rare to fit and share the last entry.
+        let max = MOBILITY_CAPS[k];
         for sq in pos.pieces(c, role) {
             let a = match role {
                 Role::Knight => knight_attacks(sq),
@@ -174,7 +177,12 @@ fn side_terms<T: Tracer>(
     let their_pieces = pos.non_pawn_pieces(them);
     add(t, PAWN_THREAT, (att[c.index()].by_role[Role::Pawn.index()] & their_pieces).count() as i32);
     let our_pieces = pos.non_pawn_pieces(c);
-    add(t, HANGING, (our_pieces & att[them.index()].all & !att[c.index()].all).count() as i32);
+    let hanging = (our_pieces & att[them.index()].all & !att[c.index()].all).count() as i32;
+    add(t, if pos.turn() == c { HANGING_TO_MOVE } else { HANGING }, hanging);
+    let minors =
+        att[c.index()].by_role[Role::Knight.index()] | att[c.index()].by_role[Role::Bishop.index()];
+    let majors = pos.pieces(them, Role::Rook) | pos.pieces(them, Role::Queen);
+    add(t, MINOR_THREAT, (minors & majors).count() as i32);
     for sq in pos.pieces(c, Role::Rook) {
         if (Bitboard::file(sq.file()) & (pawns | their_pawns)).is_empty() {
             add(t, ROOK_OPEN_FILE, 1);
@@ -282,6 +290,7 @@ fn king_danger<T: Tracer>(
         add(t, KD_HOLE, holes.count() as i32);
         add(t, KD_SUPPORTED_HOLE, (holes & theirs.no_king).count() as i32);
     }
+    add(t, KD_NOT_TO_MOVE, (pos.turn() != c) as i32);
     add(t, KD_WEAK_RING, (ring & theirs.all & !mine.no_king).count() as i32);
 
     // Shelter: pawns in front, defenders around, open files.
@@ -374,9 +383,15 @@ mod tests {
     }
 
     #[test]
-    fn start_position_is_balanced_but_for_tempo() {
+    fn start_position_is_balanced_but_for_the_move() {
+        // Only the terms that depend on who moves (tempo, and the king danger of the side not
+        // to move) break the symmetry of the start position; moving first is an advantage.
         let p = Position::startpos(Variant::Crazyhouse);
-        assert_eq!(evaluate(&p), DEFAULT_WEIGHTS[TEMPO]);
+        let mut w = DEFAULT_WEIGHTS;
+        w[TEMPO] = 0;
+        w[KD_NOT_TO_MOVE] = 0;
+        assert_eq!(evaluate_with(&p, &w, &mut NoTrace), 0);
+        assert!(evaluate(&p) > 0, "start position: {}", evaluate(&p));
     }
 
     #[test]

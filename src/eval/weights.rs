@@ -10,8 +10,9 @@ pub const MATERIAL_BOARD: usize = 0;
 /// Material of a piece in hand, pawn..queen (in crazyhouse a held piece is worth more: it can
 /// appear anywhere).
 pub const MATERIAL_HAND: usize = MATERIAL_BOARD + 5;
-/// Adjustment for a promoted piece on the board (knight..queen): it returns to the captor's
-/// hand as a pawn, so it is worth less than an original piece.
+/// Adjustment for a promoted piece on the board: it returns to the captor's hand as a pawn,
+/// so it is worth less than an original piece. Entry 0 serves knights, bishops and rooks
+/// (rare promotions), entry 3 queens; entries 1 and 2 are unused.
 pub const PROMOTED: usize = MATERIAL_HAND + 5;
 /// Piece-square tables, pawn..king, 64 squares each from white's side (a1 = 0).
 pub const PSQT: usize = PROMOTED + 4;
@@ -19,6 +20,9 @@ pub const PSQT: usize = PROMOTED + 4;
 pub const MOBILITY: usize = PSQT + 6 * 64;
 /// Offsets of each role's mobility table inside `MOBILITY` (knight, bishop, rook, queen).
 pub const MOBILITY_OFFSETS: [usize; 4] = [0, 9, 23, 38];
+/// Largest mobility count with a weight of its own (knight, bishop, rook, queen); higher
+/// counts are rare in games and use the entry of the cap.
+pub const MOBILITY_CAPS: [usize; 4] = [8, 10, 11, 18];
 /// Number of mobility entries.
 pub const MOBILITY_LEN: usize = 66;
 /// Bonus for owning both bishops on the board.
@@ -72,8 +76,18 @@ pub const KD_OPEN_FILE: usize = KD_DEFENDER + 1;
 /// Danger per hole (see `KD_HOLE`) that enemy pieces already attack: a supported drop there
 /// is often mate.
 pub const KD_SUPPORTED_HOLE: usize = KD_OPEN_FILE + 1;
+
+// ----- Terms added after the first fit (appended so fitted values keep their places). -----
+
+/// Penalty per own piece (not pawn) attacked and not defended when we are to move (we can
+/// still save it); `HANGING` applies when the opponent is to move.
+pub const HANGING_TO_MOVE: usize = KD_SUPPORTED_HOLE + 1;
+/// Bonus per enemy rook or queen attacked by one of our knights or bishops.
+pub const MINOR_THREAT: usize = HANGING_TO_MOVE + 1;
+/// Danger (units) when the king's side is not to move: the attacker strikes first.
+pub const KD_NOT_TO_MOVE: usize = MINOR_THREAT + 1;
 /// Total number of weights.
-pub const NUM_WEIGHTS: usize = KD_SUPPORTED_HOLE + 1;
+pub const NUM_WEIGHTS: usize = KD_NOT_TO_MOVE + 1;
 
 /// Divisor of the quadratic danger penalty.
 pub const DANGER_DIVISOR: i32 = 512;
@@ -175,6 +189,9 @@ const fn build_defaults() -> [i32; NUM_WEIGHTS] {
     w[KD_DEFENDER] = -8;
     w[KD_OPEN_FILE] = 15;
     w[KD_SUPPORTED_HOLE] = 20;
+    w[HANGING_TO_MOVE] = -20;
+    w[MINOR_THREAT] = 20;
+    w[KD_NOT_TO_MOVE] = 20;
     let near = [12, 8, 4, 2, 0, 0, 0];
     let mut t = 0;
     while t < 28 {

@@ -377,8 +377,7 @@ impl Worker {
     fn should_stop(&mut self, shared: &Shared) -> bool {
         if self.nodes & 1023 == 0 {
             self.publish_nodes(shared);
-            // Depth 1 always completes, so there is always a searched move to play.
-            if self.id == 0 && self.completed_depth >= 1 && !shared.stopped() {
+            if self.id == 0 && !shared.stopped() {
                 self.check_limits(shared);
             }
         }
@@ -394,11 +393,11 @@ impl Worker {
         self.aborted(shared)
     }
 
-    /// Should this worker abandon its search? The main thread always finishes depth 1, so
-    /// that even an immediate `stop` reports a searched move with a score.
+    /// Should this worker abandon its search? Any time it is told to: even depth 1 can be
+    /// large in crazyhouse (checks met by many drops), and the clock comes first.
     #[inline]
     fn aborted(&self, shared: &Shared) -> bool {
-        shared.stopped() && (self.id != 0 || self.completed_depth >= 1)
+        shared.stopped()
     }
 
     fn check_limits(&self, shared: &Shared) {
@@ -1115,9 +1114,20 @@ impl Worker {
         let mut move_count = 0;
         while let Some(m) = picker.next(&mut self.move_buffers[ply], pos, &self.history) {
             move_count += 1;
-            // Outside check, only exchanges that do not lose material.
-            if !in_check && best_score > -MATE_BOUND && !pos.see_ge(m, 0, &SEE_VALUES) {
-                continue;
+            if best_score > -MATE_BOUND {
+                if in_check {
+                    // Once an evasion holds, further quiet ones (in crazyhouse: dozens of
+                    // interposing drops) are not worth a quiescence search.
+                    if qply >= QS_EVASION_PRUNE_PLY
+                        && move_count > QS_EVASIONS
+                        && !pos.is_capture(m)
+                    {
+                        continue;
+                    }
+                } else if !pos.see_ge(m, 0, &SEE_VALUES) {
+                    // Outside check, only exchanges that do not lose material.
+                    continue;
+                }
             }
             let child = pos.after(m);
             self.stack[ply].mv = Some(m);

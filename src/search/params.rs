@@ -106,6 +106,13 @@ pub const HISTORY_BONUS_MAX: i32 = 2500;
 /// Stockfish: checking drops at qsearch depth 0).
 pub const QS_CHECK_PLIES: i32 = 1;
 
+/// Qsearch: in check, quiet evasions after this many moves are skipped once one evasion
+/// has been found that avoids mate (bounds the tree when every check can be met by drops).
+pub const QS_EVASIONS: i32 = 2;
+/// Qsearch: first qsearch ply where quiet evasions are pruned (the first plies keep them
+/// all, where drop mates are found).
+pub const QS_EVASION_PRUNE_PLY: i32 = 3;
+
 /// Time: moves to go assumed when the clock gives none.
 pub const TIME_MOVES_TO_GO: u64 = 30;
 /// Time: fraction (per mille) of the increment added to the per-move budget.

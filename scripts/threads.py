@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Time to reach a fixed depth with 1 and 2 (or more) threads on the bench positions.
+
+For each thread count and each position of src/bench.fen: `ucinewgame`, `position fen`,
+`go depth D`; the time until `bestmove` is measured. Prints per-thread-count totals, the
+speed-up, and the summed nodes (lazy SMP searches more nodes per depth; the speed-up is what
+counts).
+
+Example:
+  scripts/threads.py --depth 12 --threads 1 2
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(engine, threads, depth, fens, hash_mb):
+    p = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    send = lambda s: (p.stdin.write(s + "\n"), p.stdin.flush())
+    send("uci")
+    send(f"setoption name Threads value {threads}")
+    send(f"setoption name Hash value {hash_mb}")
+    total_time = 0.0
+    total_nodes = 0
+    for fen in fens:
+        send("ucinewgame")
+        send(f"position fen {fen}")
+        send("isready")
+        for line in p.stdout:
+            if line.strip() == "readyok":
+                break
+        t = time.time()
+        send(f"go depth {depth}")
+        nodes = 0
+        for line in p.stdout:
+            m = re.search(r" nodes (\d+)", line)
+            if m:
+                nodes = int(m.group(1))
+            if line.startswith("bestmove"):
+                break
+        total_time += time.time() - t
+        total_nodes += nodes
+    send("quit")
+    p.wait()
+    return total_time, total_nodes
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
+    ap.add_argument("--depth", type=int, default=12)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--hash", type=int, default=64)
+    args = ap.parse_args()
+    fens = [l.strip() for l in open(os.path.join(ROOT, "src", "bench.fen")) if l.strip() and not l.startswith("#")]
+    base = None
+    print(f"{len(fens)} bench positions, go depth {args.depth}, Hash {args.hash} MB")
+    for t in args.threads:
+        secs, nodes = run(args.engine, t, args.depth, fens, args.hash)
+        base = base or secs
+        print(f"  Threads {t}: {secs:7.2f} s, {nodes:>11} nodes, {nodes / secs:>10.0f} nps, "
+              f"time-to-depth speed-up {base / secs:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
