@@ -55,6 +55,9 @@ impl Limits {
     }
 }
 
+/// The largest clock or increment the budget takes into account, in milliseconds.
+const CLOCK_CAP_MS: u64 = 1 << 40;
+
 /// Time budget of one search, in milliseconds from the moment timing starts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct TimeBudget {
@@ -67,20 +70,23 @@ pub struct TimeBudget {
 impl TimeBudget {
     /// The budget for `limits` with the given move overhead.
     pub fn new(limits: &Limits, overhead_ms: u64) -> TimeBudget {
-        let reserve = overhead_ms + TIME_SAFETY_MS;
+        let reserve = overhead_ms.saturating_add(TIME_SAFETY_MS);
         if let Some(mt) = limits.movetime {
-            let t = mt.saturating_sub(overhead_ms).max(1);
+            let t = mt.min(CLOCK_CAP_MS).saturating_sub(overhead_ms).max(1);
             return TimeBudget { soft_ms: Some(t), hard_ms: Some(t) };
         }
         let Some(clock) = limits.clock else {
             return TimeBudget { soft_ms: None, hard_ms: None };
         };
-        let left = clock.time_ms.saturating_sub(reserve).max(1);
+        // Clocks beyond `CLOCK_CAP_MS` (about 35 years) are as good as infinite; capping
+        // them keeps the arithmetic below far from overflow whatever a GUI sends.
+        let left = clock.time_ms.min(CLOCK_CAP_MS).saturating_sub(reserve).max(1);
+        let inc = clock.inc_ms.min(CLOCK_CAP_MS);
         let mtg =
             clock.movestogo.map_or(TIME_MOVES_TO_GO, |m| (m as u64).clamp(1, TIME_MOVES_TO_GO));
         // With the last move before a time control, most of the clock may go.
         let max_use = if mtg == 1 { left * 8 / 10 } else { left * TIME_MAX_PERMILLE / 1000 };
-        let base = left / mtg + clock.inc_ms * TIME_INC_PERMILLE / 1000;
+        let base = left / mtg + inc * TIME_INC_PERMILLE / 1000;
         let soft = base.min(max_use).max(1);
         let hard = (soft * TIME_HARD_FACTOR).min(max_use).max(soft);
         TimeBudget { soft_ms: Some(soft), hard_ms: Some(hard) }
@@ -109,6 +115,20 @@ mod tests {
             assert!(soft <= hard, "{time}+{inc}: {soft} > {hard}");
             let reserve = 10 + TIME_SAFETY_MS;
             assert!(hard <= time.saturating_sub(reserve).max(1), "{time}+{inc}: hard {hard}");
+        }
+    }
+
+    #[test]
+    fn huge_clocks_do_not_overflow() {
+        for t in [u64::MAX, u64::MAX / 3, 1 << 50] {
+            let limits = Limits {
+                clock: Some(Clock { time_ms: t, inc_ms: t, movestogo: Some(1) }),
+                ..Limits::default()
+            };
+            let b = TimeBudget::new(&limits, u64::MAX);
+            assert!(b.soft_ms.unwrap() <= b.hard_ms.unwrap());
+            let limits = Limits { movetime: Some(t), ..Limits::default() };
+            assert!(TimeBudget::new(&limits, 0).hard_ms.unwrap() <= CLOCK_CAP_MS);
         }
     }
 

@@ -336,6 +336,21 @@ mod tests {
     }
 
     #[test]
+    fn piece_budget_holds_through_play() {
+        // 31 pieces on the board and 33 in hand: exactly the budget, accepted; one more is not.
+        let base = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1";
+        let full = Position::from_fen(&format!("{base}[31P2p] b Qkq - 0 1"), ZH).unwrap();
+        assert!(Position::from_fen(&format!("{base}[32P2p] b Qkq - 0 1"), ZH).is_err());
+        // Play cannot leave the budget, so every position reached writes a FEN that reads back.
+        let mut p = full;
+        for uci in ["P@h3", "g2h3", "P@g4", "h3g4"] {
+            p = p.after(p.parse_uci(uci).unwrap());
+            assert_eq!(Position::from_fen(&p.fen(), ZH).unwrap(), p, "after {uci}");
+        }
+        assert_eq!(p.hand(Color::White).count(Role::Pawn), 33);
+    }
+
+    #[test]
     fn promoted_marks() {
         let p = Position::from_fen("4k3/1Q~6/8/8/4b3/8/Kpp5/8/ b - - 0 1", ZH).unwrap();
         assert!(p.promoted().contains(Square::parse("b7").unwrap()));

@@ -4,9 +4,13 @@ use std::fmt;
 
 use super::types::{Color, Role};
 
-/// The most pieces of one role a pocket may hold. No game of crazyhouse can exceed it (there
-/// are 32 pieces in all); FEN input asking for more is rejected.
-pub const MAX_IN_HAND: u8 = 32;
+/// The most pieces a position may hold, on the board and in both pockets together. Captures
+/// and drops only move pieces between board and pockets, so a position that starts within
+/// this budget stays within it, and no pocket count can ever exceed it either.
+pub const MAX_PIECES: u32 = 64;
+
+/// The most pieces of one role a pocket may hold: the whole budget.
+pub const MAX_IN_HAND: u8 = MAX_PIECES as u8;
 
 /// One player's pocket: a count per droppable role (pawn..queen).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
@@ -50,8 +54,8 @@ impl Pocket {
         self.0[1] | self.0[2] | self.0[3] | self.0[4] != 0
     }
 
-    /// Adds one `role`, returning the count before. The caller keeps counts below
-    /// `MAX_IN_HAND` (a game can never exceed it).
+    /// Adds one `role`, returning the count before. Counts stay within `MAX_IN_HAND` because
+    /// positions are built within `MAX_PIECES` and play conserves the number of pieces.
     #[inline]
     pub fn add(&mut self, role: Role) -> u8 {
         let slot = &mut self.0[role.index()];

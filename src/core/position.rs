@@ -9,7 +9,7 @@ use super::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
 };
 use super::bitboard::Bitboard;
-use super::hand::{Pocket, MAX_IN_HAND};
+use super::hand::{Pocket, MAX_PIECES};
 use super::moves::{Move, MoveKind};
 use super::types::{Color, Piece, Rank, Role, Square};
 use super::variant::Variant;
@@ -103,8 +103,8 @@ pub enum PositionError {
     PawnOnBackRank(Square),
     /// The side that just moved is in check.
     OppositeCheck,
-    /// A pocket holds more pieces of one kind than any game can produce.
-    PocketTooLarge,
+    /// Board and pockets together hold more than `MAX_PIECES` pieces.
+    TooManyPieces,
     /// A square marked promoted is empty or holds a king.
     BadPromotedMark(Square),
 }
@@ -119,8 +119,8 @@ impl fmt::Display for PositionError {
                 write!(f, "pawn on {sq}, a rank pawns cannot stand on")
             }
             PositionError::OppositeCheck => f.write_str("the side not to move is in check"),
-            PositionError::PocketTooLarge => {
-                write!(f, "a pocket holds more than {MAX_IN_HAND} pieces of one kind")
+            PositionError::TooManyPieces => {
+                write!(f, "more than {MAX_PIECES} pieces on the board and in the pockets")
             }
             PositionError::BadPromotedMark(sq) => {
                 write!(f, "promoted mark on {sq} without a promotable piece")
@@ -222,11 +222,10 @@ impl Position {
             if kings != 1 {
                 return Err(PositionError::KingCount(c, kings));
             }
-            for r in Role::DROPPABLE {
-                if pos.hands[c.index()].count(r) > MAX_IN_HAND {
-                    return Err(PositionError::PocketTooLarge);
-                }
-            }
+        }
+        let in_hand: u32 = pos.hands.iter().map(|h| h.total()).sum();
+        if pos.occupied().count() + in_hand > MAX_PIECES {
+            return Err(PositionError::TooManyPieces);
         }
         for c in Color::ALL {
             // A pawn can never stand on its promotion rank; on its own first rank only in
@@ -687,12 +686,10 @@ impl Position {
     }
 
     /// Replaces both pockets (XBoard `holding`), keeping everything else. Fails without change
-    /// when a count is beyond `MAX_IN_HAND`.
+    /// when board and pockets would hold more than `MAX_PIECES`.
     pub fn set_hands(&mut self, hands: [Pocket; 2]) -> Result<(), PositionError> {
-        for h in &hands {
-            if Role::DROPPABLE.iter().any(|&r| h.count(r) > MAX_IN_HAND) {
-                return Err(PositionError::PocketTooLarge);
-            }
+        if self.occupied().count() + hands[0].total() + hands[1].total() > MAX_PIECES {
+            return Err(PositionError::TooManyPieces);
         }
         self.hands = hands;
         self.key = self.compute_key();

@@ -157,6 +157,21 @@ impl Uci {
         self.engine.wait();
     }
 
+    /// The current position as a FEN (for tests and tools).
+    pub fn fen(&self) -> String {
+        self.game.current().fen()
+    }
+
+    /// The variant set with `UCI_Variant`.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Is a search running whose `bestmove` has not been printed yet?
+    pub fn is_searching(&self) -> bool {
+        self.engine.is_searching()
+    }
+
     /// Handles one command line; false means quit.
     pub fn handle(&mut self, line: &str) -> bool {
         let mut tokens = line.split_whitespace();

@@ -228,7 +228,7 @@ impl Xboard {
             // Node-based clock: the time budget, converted to nodes.
             let budget = TimeBudget::new(&limits, self.engine.options.move_overhead_ms);
             let ms = budget.soft_ms.unwrap_or(1000);
-            limits.nodes = Some((ms * nps / 1000).max(1));
+            limits.nodes = Some((ms.saturating_mul(nps) / 1000).max(1));
             limits.clock = None;
             limits.movetime = None;
         }
@@ -261,7 +261,24 @@ impl Xboard {
         self.mode = Mode::Analyzing(id);
     }
 
-    fn search_done(&mut self, id: u64, result: crate::engine::SearchResult) {
+    /// The current position as a FEN (for tests and tools).
+    pub fn fen(&self) -> String {
+        self.game.current().fen()
+    }
+
+    /// The variant set with `variant` (crazyhouse after `new`).
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Is a search running (thinking, pondering or analysing)?
+    pub fn is_searching(&self) -> bool {
+        self.mode != Mode::Idle
+    }
+
+    /// Takes a finished search's report, as `run` does with `Event::Searched`: plays the move
+    /// if the search is still the current one.
+    pub fn search_done(&mut self, id: u64, result: crate::engine::SearchResult) {
         let Mode::Thinking(current) = self.mode else { return };
         if id != current {
             return;
