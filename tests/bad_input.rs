@@ -168,6 +168,26 @@ fn bad_moves_in_position() {
     ] {
         refused(&mut e, &format!("position startpos moves {moves}"), &before);
     }
+    // Castling out of, through or into check; moves of the side not to move; a drop of a
+    // piece the pocket does not hold; pawn drops on the back ranks.
+    let castle = "r3k2r/8/8/8/2b5/8/8/R3K2R[Pp] w KQkq - 0 1";
+    for (fen, m) in [
+        (castle, "e1g1"),
+        ("r3k2r/8/8/8/8/8/8/R3K2R[Q] w KQkq - 0 1 moves Q@e6", "e8c8"),
+        ("r3k2r/8/8/8/8/8/6q1/R3K2R w KQkq - 0 1", "e1g1"),
+        ("r3k2r/8/8/8/4q3/8/8/R3K2R w KQkq - 0 1", "e1c1"),
+        (castle, "c4b5"),
+        (castle, "N@e4"),
+        (castle, "P@e8"),
+        (castle, "P@a1"),
+        (&castle.replace(" w ", " b "), "P@h1"),
+    ] {
+        let cmd = match fen.split_once(" moves ") {
+            Some((f, ms)) => format!("position fen {f} moves {ms} {m}"),
+            None => format!("position fen {fen} moves {m}"),
+        };
+        refused(&mut e, &cmd, &before);
+    }
     // An empty move list is the start position itself.
     e.send("position startpos moves");
     let fen = e.fen();
