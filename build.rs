@@ -9,6 +9,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
+// The crate's own generator, compiled into the build script too (only part of it is used here).
+#[allow(dead_code)]
+#[path = "src/rng.rs"]
+mod rng;
+use rng::Rng;
+
 const ROOK_DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 const BISHOP_DIRS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
 
@@ -46,19 +52,9 @@ fn relevant_mask(sq: usize, dirs: &[(i32, i32); 4]) -> u64 {
     mask
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn sparse(&mut self) -> u64 {
-        self.next() & self.next() & self.next()
-    }
+/// Three random words ANDed: candidates with few bits set make good magics.
+fn sparse(rng: &mut Rng) -> u64 {
+    rng.next_u64() & rng.next_u64() & rng.next_u64()
 }
 
 struct Found {
@@ -91,7 +87,7 @@ fn find_magics(dirs: &[(i32, i32); 4], rng: &mut Rng, table: &mut Vec<u64>) -> V
         let mut epoch = vec![0u32; size];
         let mut attempt = 0u32;
         let magic = loop {
-            let magic = rng.sparse();
+            let magic = sparse(rng);
             if (mask.wrapping_mul(magic) >> 56).count_ones() < 6 {
                 continue;
             }
@@ -133,7 +129,8 @@ fn write_magics(code: &mut String, name: &str, found: &[Found]) {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    println!("cargo:rerun-if-changed=src/rng.rs");
+    let mut rng = Rng::from_state(0x9e37_79b9_7f4a_7c15);
     let mut table = Vec::new();
     let rook = find_magics(&ROOK_DIRS, &mut rng, &mut table);
     let bishop = find_magics(&BISHOP_DIRS, &mut rng, &mut table);

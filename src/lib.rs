@@ -17,6 +17,7 @@ pub mod engine;
 pub mod eval;
 pub mod perft;
 pub mod protocol;
+pub mod rng;
 pub mod search;
 pub mod time;
 pub mod tt;

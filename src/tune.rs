@@ -27,6 +27,7 @@ use crate::eval::weights::{
 };
 use crate::eval::{evaluate_with, Tracer};
 use crate::protocol::Game;
+use crate::rng::Rng;
 use crate::search::params::MATE_BOUND;
 use crate::search::{Info, Reporter};
 use crate::time::Limits;
@@ -53,21 +54,6 @@ pub struct DatagenConfig {
 struct Silent;
 impl Reporter for Silent {
     fn info(&self, _: &Info) {}
-}
-
-/// A small deterministic random generator (xorshift64*), enough for opening choice.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// Reads an opening file (EPD or FEN lines; `#` comments skipped).
@@ -163,9 +149,10 @@ pub fn datagen(cfg: &DatagenConfig) -> std::io::Result<()> {
                     if g as usize >= cfg.games {
                         break;
                     }
-                    let mut rng =
-                        Rng(cfg.seed ^ (g + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ t as u64);
-                    rng.next();
+                    let mut rng = Rng::from_state(
+                        cfg.seed ^ (g + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ t as u64,
+                    );
+                    rng.next_u64();
                     let Some((fens, result)) = play_game(&mut engine, cfg, &mut rng) else {
                         continue;
                     };

@@ -372,7 +372,7 @@ fn long_and_binary_lines() {
     let mut rng = proto::Rng::new(7);
     for _ in 0..20 {
         let n = 1 + rng.below(3000);
-        let mut bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+        let mut bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
         bytes.retain(|&b| b != b'\n');
         bytes.push(b'\n');
         e.send_bytes(&bytes);

@@ -9,37 +9,7 @@ use madhouse::core::{File, Move, Position, Square, Variant, START_FEN};
 /// The shared perft suite.
 pub const SUITE: &str = include_str!("../data/crazyhouse.epd");
 
-/// xorshift64*: tiny, seedable, good enough to pick moves. No `rand` dependency.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator for `seed` (any value, zero included).
-    pub fn new(seed: u64) -> Rng {
-        // Spread small seeds over the state; the state must never be zero.
-        Rng((seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x2545_f491_4f6c_dd1d) | 1)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// True with probability `num / den`.
-    pub fn chance(&mut self, num: u64, den: u64) -> bool {
-        self.next_u64() % den < num
-    }
-
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
+pub use madhouse::rng::Rng;
 
 /// The FEN of every crazyhouse case of the suite (lines not starting with `#`).
 pub fn crazyhouse_suite_fens() -> Vec<String> {

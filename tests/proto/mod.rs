@@ -537,28 +537,7 @@ pub fn play(pos: &Position, moves: &[&str]) -> Position {
     p
 }
 
-/// A small deterministic random number generator (xorshift64*).
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeded generator.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    /// Next number.
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+pub use madhouse::rng::Rng;
 
 /// A legal random game of exactly `plies` plies from the start position that never reaches a
 /// position without legal moves; moves in UCI text. Prefers board moves over drops so that the
