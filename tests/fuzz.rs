@@ -69,7 +69,7 @@ use madhouse::core::fen::{parse_pocket, parse_setup};
 use madhouse::core::hand::MAX_PIECES;
 use madhouse::core::{Move, Pocket, Position, Square, Variant};
 use madhouse::protocol::uci::Uci;
-use madhouse::protocol::xboard::Xboard;
+use madhouse::protocol::xboard::{holding_fields, Xboard};
 use madhouse::protocol::{Event, Game};
 
 // ---------------------------------------------------------------------------------------
@@ -1042,13 +1042,7 @@ fn xb_looks_like_move(s: &str) -> bool {
 /// the board (`board_pieces`) within `MAX_PIECES` in all. The handler then restarts the game
 /// from the current position.
 fn xb_holding_accepted(arg: &str, board_pieces: u32) -> bool {
-    let mut fields = Vec::new();
-    let mut rest = arg;
-    while let Some(open) = rest.find('[') {
-        let Some(close) = rest[open..].find(']') else { break };
-        fields.push(&rest[open + 1..open + close]);
-        rest = &rest[open + close + 1..];
-    }
+    let fields = holding_fields(arg);
     let mut in_hand = 0;
     for f in fields.iter().take(2) {
         let mut hands = [Pocket::EMPTY; 2];

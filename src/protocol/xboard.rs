@@ -127,6 +127,19 @@ fn parse_base(s: &str) -> Option<u64> {
     (ms.is_finite() && ms >= 0.0).then_some(ms.min(1e15) as u64)
 }
 
+/// The bracketed fields of a `holding` argument (`[PNp] [qb]` gives `PNp` and `qb`), in
+/// order; an unclosed bracket ends the list.
+pub fn holding_fields(arg: &str) -> Vec<&str> {
+    let mut fields = Vec::new();
+    let mut rest = arg;
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find(']') else { break };
+        fields.push(&rest[open + 1..open + close]);
+        rest = &rest[open + close + 1..];
+    }
+    fields
+}
+
 impl Xboard {
     /// A fresh session; `events` lets finished searches report back to the loop.
     pub fn new(events: Sender<Event>) -> Xboard {
@@ -558,13 +571,7 @@ impl Xboard {
 
     /// `holding [QRp] [nn]` (optionally followed by the piece just acquired): both pockets.
     fn cmd_holding(&mut self, arg: &str) {
-        let mut fields = Vec::new();
-        let mut rest = arg;
-        while let Some(open) = rest.find('[') {
-            let Some(close) = rest[open..].find(']') else { break };
-            fields.push(&rest[open + 1..open + close]);
-            rest = &rest[open + close + 1..];
-        }
+        let fields = holding_fields(arg);
         if fields.len() < 2 {
             return error("bad holding", arg);
         }
