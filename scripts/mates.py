@@ -64,6 +64,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("suite")
     ap.add_argument("--movetime", type=int, default=100)
+    ap.add_argument("--nodes", type=int, help="search a node budget instead (deterministic, for tuning)")
     ap.add_argument("--variant-option", action="store_true", help="send UCI_Variant crazyhouse (Fairy-Stockfish)")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("cmd", nargs="+")
@@ -82,7 +83,7 @@ def main():
         e.send("isready")
         e.until(lambda l: l == "readyok")
         e.send(f"position fen {fen}")
-        e.send(f"go movetime {args.movetime}")
+        e.send(f"go nodes {args.nodes}" if args.nodes else f"go movetime {args.movetime}")
         lines = e.until(lambda l: l.startswith("bestmove"))
         best = lines[-1].split()[1]
         mate = None

@@ -201,6 +201,11 @@ fn compare(
     assert!(reparsed == *pos, "positions differ after re-parse ({their_fen})\n{}", ctx());
     assert_eq!(normalize_pockets(&their_fen), pos.fen(), "FEN text\n{}", ctx());
 
+    // gives_check answers from attack sets; playing each move is the reference.
+    for &m in moves.iter() {
+        assert_eq!(pos.gives_check(m), pos.after(m).in_check(), "gives_check {m}\n{}", ctx());
+    }
+
     stats.checks += u64::from(pos.in_check());
     stats.checkmates += u64::from(mate);
     stats.stalemates += u64::from(stalemate);

@@ -739,17 +739,35 @@ impl Position {
         }
     }
 
-    /// Does `m` (legal here) give check? Computed by playing it on a copy, which is cheap and
-    /// exact for discovered checks, castling and en passant alike.
+    /// Does `m` (legal here) give check? Drops, plain moves and promotions are answered from
+    /// attack sets without playing the move (search asks this for every move it prunes);
+    /// castling and en passant, rare and with odd discovered checks, are played on a copy.
     pub fn gives_check(&self, m: Move) -> bool {
-        let them = self.turn.flip();
-        let ksq = self.king(them);
-        // Fast path for the common case: a direct check from the destination, or none
-        // possible at all.
-        if let MoveKind::Drop(role) = m.kind() {
-            return super::attacks::attacks(role, self.turn, m.to(), self.occupied()).contains(ksq);
+        let us = self.turn;
+        let ksq = self.king(us.flip());
+        let occ = self.occupied();
+        match m.kind() {
+            MoveKind::Drop(role) => super::attacks::attacks(role, us, m.to(), occ).contains(ksq),
+            MoveKind::Normal | MoveKind::Promotion(_) => {
+                let (from, to) = (Bitboard::from_square(m.from()), Bitboard::from_square(m.to()));
+                let role = m.promotion_role().unwrap_or_else(|| self.moved_role(m));
+                let occ = (occ & !from) | to;
+                if super::attacks::attacks(role, us, m.to(), occ).contains(ksq) {
+                    return true;
+                }
+                // Discovered check: only a piece leaving a line through the king can open one.
+                let lines =
+                    rook_attacks(ksq, Bitboard::EMPTY) | bishop_attacks(ksq, Bitboard::EMPTY);
+                if !lines.contains(m.from()) {
+                    return false;
+                }
+                let sliders = ((rook_attacks(ksq, occ) & self.rook_likes(us))
+                    | (bishop_attacks(ksq, occ) & self.bishop_likes(us)))
+                    & !from;
+                sliders.any()
+            }
+            MoveKind::Castle | MoveKind::EnPassant => self.after(m).in_check(),
         }
-        self.after(m).in_check()
     }
 
     /// Pieces (not pawns, not the king) of `color` on the board.

@@ -772,8 +772,7 @@ impl Worker {
             }
             move_count += 1;
             let is_tactical = pos.is_capture(m) || m.promotion_role().is_some();
-            let child = pos.after(m);
-            let gives_check = child.in_check();
+            let gives_check = pos.gives_check(m);
             let hist = if is_tactical { 0 } else { self.history.main(pos.turn(), m) };
             let reduction = lmr_table()[depth.min(63) as usize][move_count.min(63)];
 
@@ -846,6 +845,7 @@ impl Worker {
                 extension = 1;
             }
 
+            let child = pos.after(m);
             let new_depth = depth - 1 + extension;
             self.stack[ply].mv = Some(m);
             self.stack[ply].pt = Some(piece_to(pos, m));
