@@ -6,6 +6,7 @@
 //! (histories, killers, the search stack) belongs to one worker.
 
 pub mod history;
+pub mod mate;
 pub mod movepick;
 pub mod params;
 
@@ -18,6 +19,7 @@ use crate::eval::evaluate;
 use crate::time::{Limits, TimeBudget};
 use crate::tt::{Bound, TranspositionTable};
 use history::{bonus, piece_to, History};
+use mate::{MateSolver, ProvenMate};
 use movepick::{ContKeys, MoveBuffer, MovePicker};
 use params::*;
 
@@ -297,6 +299,10 @@ pub struct Worker {
     best_move_changes: f64,
     /// Score and line of the last principal variation reported (main thread).
     last_reported: Option<(i32, Vec<Move>)>,
+    /// Checks-only mate solver (main thread).
+    mate_solver: MateSolver,
+    /// Mate it proved at the root of this search.
+    proven: Option<ProvenMate>,
 }
 
 impl Worker {
@@ -319,6 +325,8 @@ impl Worker {
             completed_depth: 0,
             best_move_changes: 0.0,
             last_reported: None,
+            mate_solver: MateSolver::new(),
+            proven: None,
         }
     }
 
@@ -326,6 +334,7 @@ impl Worker {
     pub fn clear(&mut self) {
         self.history.clear();
         *self.killers = [[None; 2]; MAX_PLY + 2];
+        self.mate_solver.clear();
     }
 
     /// Nodes searched in the last search.
@@ -437,6 +446,7 @@ impl Worker {
         let max_depth = shared.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let multipv = shared.multipv.min(self.root_moves.len());
         let mut last_best = None;
+        self.proven = None;
         let mut depth = 1;
         while depth <= max_depth {
             // Helpers skip some depths so that threads spread over different iterations.
@@ -496,6 +506,15 @@ impl Worker {
                 break;
             }
             self.completed_depth = depth;
+            // The mate solver runs once, on the main thread, when a short search says the
+            // side to move is attacking: balanced positions, most of a game, do not pay for it.
+            if self.id == 0
+                && depth == MATE_SOLVER_AFTER_DEPTH
+                && self.root_moves[0].score >= MATE_SOLVER_MIN_SCORE
+            {
+                self.solve_mate(root, shared);
+            }
+            self.apply_proven();
             if self.id == 0 {
                 self.report(shared, depth);
             }
@@ -513,7 +532,54 @@ impl Worker {
             self.best_move_changes *= 0.5;
             depth += 1;
         }
+        self.apply_proven();
         self.publish_nodes(shared);
+    }
+
+    /// Runs the checks-only mate solver on the root moves, within a share of the search's
+    /// budget: of the soft time target when timed, of the node limit under `go nodes`, and a
+    /// fixed node count otherwise (depth-limited searches and bench stay deterministic).
+    fn solve_mate(&mut self, root: &Position, shared: &Shared) {
+        let limits = &shared.limits;
+        let pondering = shared.pondering.load(Ordering::Relaxed);
+        let (limit, deadline) = if let Some(n) = limits.nodes {
+            (n.saturating_mul(MATE_SOLVER_NODES_PERMILLE) / 1000, None)
+        } else if limits.is_timed() && !pondering {
+            let soft = shared.budget.soft_ms.unwrap_or(0);
+            let share = soft.saturating_mul(MATE_SOLVER_TIME_PERMILLE) / 1000;
+            (u64::MAX, Some(shared.timed_ms().saturating_add(share)))
+        } else {
+            (MATE_SOLVER_NODES, None)
+        };
+        let moves: Vec<Move> = self.root_moves.iter().map(|rm| rm.mv).collect();
+        let mut stop =
+            |_: u64| shared.stopped() || deadline.is_some_and(|d| shared.timed_ms() >= d);
+        let proven = self.mate_solver.solve(root, &moves, limit, &mut stop);
+        self.nodes += self.mate_solver.nodes();
+        self.publish_nodes(shared);
+        if proven.is_some() {
+            self.proven = proven;
+            self.apply_proven();
+        }
+    }
+
+    /// Puts the solver's mate first among the root moves unless the search already has a
+    /// mate at least as short.
+    fn apply_proven(&mut self) {
+        let Some(p) = &self.proven else { return };
+        if self.root_moves.first().is_some_and(|rm| rm.score >= p.score) {
+            return;
+        }
+        let Some(i) = self.root_moves.iter().position(|rm| Some(&rm.mv) == p.pv.first()) else {
+            return;
+        };
+        let rm = &mut self.root_moves[i];
+        rm.score = p.score;
+        rm.prev_score = p.score;
+        rm.bound = Bound::Exact;
+        rm.pv.clone_from(&p.pv);
+        rm.seldepth = p.pv.len();
+        self.root_moves[..=i].rotate_right(1);
     }
 
     /// After a completed iteration: should the main thread stop?

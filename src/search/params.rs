@@ -113,6 +113,26 @@ pub const QS_EVASIONS: i32 = 2;
 /// all, where drop mates are found).
 pub const QS_EVASION_PRUNE_PLY: i32 = 3;
 
+/// Mate solver (checks only, at the root): longest mate tried, in plies (mate in 8).
+pub const MATE_SOLVER_MAX_PLIES: u32 = 15;
+/// Mate solver: checks that leave more replies than this are not tried (they rarely mate
+/// and cost the most).
+pub const MATE_SOLVER_MAX_REPLIES: u32 = 4;
+/// Mate solver: its table has 2^this entries (16 bytes each).
+pub const MATE_SOLVER_TABLE_BITS: u32 = 16;
+/// Mate solver: it runs after this iteration of the main thread...
+pub const MATE_SOLVER_AFTER_DEPTH: i32 = 3;
+/// Mate solver: ...when that iteration scores the root at least this high (89 of the 90
+/// positions of the shared mate suite do; balanced game positions do not).
+pub const MATE_SOLVER_MIN_SCORE: i32 = 300;
+/// Mate solver: share of a timed search's soft target it may use, per mille.
+pub const MATE_SOLVER_TIME_PERMILLE: u64 = 250;
+/// Mate solver: share of a `go nodes` budget it may use, per mille.
+pub const MATE_SOLVER_NODES_PERMILLE: u64 = 250;
+/// Mate solver: positions it may visit in a search without a clock or node limit (depth,
+/// infinite, bench), so that such searches stay deterministic.
+pub const MATE_SOLVER_NODES: u64 = 20_000;
+
 /// Time: moves to go assumed when the clock gives none.
 pub const TIME_MOVES_TO_GO: u64 = 30;
 /// Time: fraction (per mille) of the increment added to the per-move budget.
