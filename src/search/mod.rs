@@ -547,7 +547,9 @@ impl Worker {
         } else if limits.is_timed() && !pondering {
             let soft = shared.budget.soft_ms.unwrap_or(0);
             let share = soft.saturating_mul(MATE_SOLVER_TIME_PERMILLE) / 1000;
-            (u64::MAX, Some(shared.timed_ms().saturating_add(share)))
+            // Never past the hard limit, even when the first iterations were slow.
+            let hard = shared.budget.hard_ms.unwrap_or(u64::MAX);
+            (u64::MAX, Some(shared.timed_ms().saturating_add(share).min(hard)))
         } else {
             (MATE_SOLVER_NODES, None)
         };
