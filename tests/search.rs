@@ -1,6 +1,7 @@
 //! Search behaviour through the `Engine` API: mates found and scored as mates, limits
-//! respected, `searchmoves` honoured, MultiPV lines distinct and ordered, several threads
-//! agreeing on forced lines, and `stop` ending an infinite search promptly.
+//! respected, `searchmoves` honoured, MultiPV lines distinct and ordered, the mate solver's
+//! mate reported and played, several threads agreeing on forced lines, and `stop` ending an
+//! infinite search promptly.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -64,6 +65,24 @@ fn finds_drop_mates() {
             Limits { mate: Some(n), depth: Some(2 * n + 6), ..Limits::default() },
         );
         assert!(r.score >= MATE - (2 * n - 1), "{fen}: score {} for mate in {n}", r.score);
+    }
+}
+
+#[test]
+fn the_mate_solver_reports_its_mate() {
+    // A mate in seven by checks (the suite's fsf-sjeng-g04-p041) that a 200k-node search finds
+    // only through the root mate solver; its line is reported and played.
+    let fen = "r2q2n1/pp3pk1/3pp1p1/1P1p4/P5P1/3PPQ1r/1PP2P2/R1B2K2[RNNbbbnp] b - - 0 21";
+    let mut engine = Engine::new();
+    let (r, infos) = search(&mut engine, fen, Limits { nodes: Some(200_000), ..Limits::default() });
+    assert_eq!(r.score, MATE - 13, "score {}", r.score);
+    assert_eq!(r.best.unwrap().to_string(), "N@h2");
+    let last = infos.last().expect("a score line");
+    assert_eq!(last.score, MATE - 13);
+    let mut p = pos(fen);
+    for &m in &last.pv {
+        assert!(p.is_legal(m), "{m} illegal in the reported line");
+        p = p.after(m);
     }
 }
 
