@@ -700,6 +700,27 @@ fn result_after_mating_move() {
     e.check(!lines.iter().any(|l| l.starts_with("move")), "moved in a finished game");
 }
 
+/// A threefold repetition completed by the opponent's move is not announced in place of a
+/// move: python-chess plays on after one, so the engine moves (as over UCI).
+#[test]
+fn moves_after_the_opponents_repetition() {
+    let (mut e, _) = Engine::xboard();
+    let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+    let mut cmds = vec!["new".to_string(), "force".to_string(), "sd 3".to_string()];
+    for _ in 0..2 {
+        cmds.extend(shuffle.iter().map(|m| format!("usermove {m}")));
+    }
+    let cmds: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    quietly(&mut e, &cmds, 1);
+    // The start position has now stood three times, white to move.
+    e.send("go");
+    let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1");
+    let (mv, _) = read_move(&mut e, &start, T);
+    e.check(engine_move(&start, &mv).is_ok(), &format!("illegal move {mv}"));
+    e.ping(2);
+    e.assert_healthy();
+}
+
 /// `quit` while thinking exits within a second; end of input exits too.
 #[test]
 fn quit_and_eof() {

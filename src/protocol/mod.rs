@@ -167,6 +167,17 @@ impl Game {
     /// The result if the game is over by rule: checkmate, stalemate, threefold repetition
     /// (pockets included) or bare kings. Crazyhouse has no 50-move rule.
     pub fn result(&self) -> Option<GameResult> {
+        self.result_on_board().or_else(|| {
+            let key = self.current().key();
+            (self.positions.iter().filter(|p| p.key() == key).count() >= 3)
+                .then(|| GameResult { score: "1/2-1/2", reason: "Draw by repetition".into() })
+        })
+    }
+
+    /// The result if the position itself ends the game (checkmate, stalemate, bare kings),
+    /// leaving out repetition: a draw a player may claim, which clients such as python-chess
+    /// do not end the game on.
+    pub fn result_on_board(&self) -> Option<GameResult> {
         let pos = self.current();
         if !pos.has_legal_move() {
             if pos.in_check() {
@@ -177,10 +188,6 @@ impl Game {
                 });
             }
             return Some(GameResult { score: "1/2-1/2", reason: "Stalemate".into() });
-        }
-        let key = pos.key();
-        if self.positions.iter().filter(|p| p.key() == key).count() >= 3 {
-            return Some(GameResult { score: "1/2-1/2", reason: "Draw by repetition".into() });
         }
         if pos.is_insufficient_material() {
             return Some(GameResult { score: "1/2-1/2", reason: "Insufficient material".into() });

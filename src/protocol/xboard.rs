@@ -248,10 +248,13 @@ impl Xboard {
         limits
     }
 
-    /// Starts thinking about the engine's move, or announces the result if the game is over.
+    /// Starts thinking about the engine's move, or announces the result if the position ends
+    /// the game. A threefold repetition reached by the opponent's move is not announced here:
+    /// python-chess (lichess-bot) plays on after one and expects a move; the engine claims a
+    /// repetition its own move completes, after that move (`play_result`).
     fn think(&mut self) {
         self.cancel();
-        if let Some(r) = self.game.result() {
+        if let Some(r) = self.game.result_on_board() {
             println!("{} {{{}}}", r.score, r.reason);
             return;
         }
