@@ -756,9 +756,7 @@ impl Position {
                     return true;
                 }
                 // Discovered check: only a piece leaving a line through the king can open one.
-                let lines =
-                    rook_attacks(ksq, Bitboard::EMPTY) | bishop_attacks(ksq, Bitboard::EMPTY);
-                if !lines.contains(m.from()) {
+                if !queen_attacks(ksq, Bitboard::EMPTY).contains(m.from()) {
                     return false;
                 }
                 let sliders = ((rook_attacks(ksq, occ) & self.rook_likes(us))
