@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::core::{Position, Variant};
 use crate::engine::{Engine, SearchRequest};
-use crate::search::{Info, Reporter};
+use crate::search::Silent;
 use crate::time::Limits;
 
 /// Default bench depth.
@@ -19,11 +19,6 @@ pub const POSITIONS: &str = include_str!("bench.fen");
 /// The FENs of `POSITIONS`, comments removed.
 pub fn positions() -> impl Iterator<Item = &'static str> {
     POSITIONS.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
-}
-
-struct Silent;
-impl Reporter for Silent {
-    fn info(&self, _: &Info) {}
 }
 
 /// Totals of a bench run.
@@ -57,6 +52,17 @@ pub fn run(depth: i32, hash_mb: usize, mut each: impl FnMut(usize, &str, u64)) -
         each(i + 1, fen, r.nodes);
     }
     BenchResult { nodes, ms: start.elapsed().as_millis() as u64 }
+}
+
+/// Runs the bench and prints per-position counts and the totals.
+pub fn print(depth: i32) {
+    let r = run(depth, 16, |i, fen, nodes| {
+        eprintln!("Position {i:>2}: {nodes:>10}  {fen}");
+    });
+    println!("===========================");
+    println!("Total time (ms): {}", r.ms);
+    println!("Nodes searched: {}", r.nodes);
+    println!("Nodes/second: {}", r.nodes * 1000 / r.ms.max(1));
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::core::{Move, Position};
-use crate::search::params::MATE;
+use crate::score::{INFINITE, MATE};
 use crate::search::{Info, Reporter, Shared, Worker};
 use crate::time::Limits;
 use crate::tt::{Bound, TranspositionTable};
@@ -293,7 +293,7 @@ fn run_search(
     // searched falls back to the static evaluation, so a score line always precedes the move.
     let score = [rm.score, rm.prev_score]
         .into_iter()
-        .find(|&s| s != -crate::search::params::INFINITE)
+        .find(|&s| s != -INFINITE)
         .unwrap_or_else(|| crate::eval::evaluate(root));
     let ponder = rm.pv.get(1).copied().or_else(|| ponder_from_tt(&shared.tt, root, rm.mv));
     let already_shown = best == 0 && w.last_reported() == Some(&(score, rm.pv.clone()));

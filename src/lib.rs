@@ -1,7 +1,7 @@
 //! Madhouse: a crazyhouse chess engine (also loop chess and chessgi).
 //!
 //! Layers, bottom up:
-//! - [`core`]: rules, move generation, FEN and notation;
+//! - [`core`]: rules, move generation, FEN and notation; [`score`]: the score scale;
 //! - [`perft`]: move-generator verification;
 //! - [`eval`]: drop-aware evaluation; [`tt`]: the shared transposition table;
 //! - [`search`]: lazy-SMP alpha-beta; [`time`]: limits and time management;
@@ -11,6 +11,11 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+/// The engine's name and version as protocols show it.
+pub const ENGINE_NAME: &str = concat!("Madhouse ", env!("CARGO_PKG_VERSION"));
+/// The authors.
+pub const AUTHORS: &str = "the Madhouse developers";
+
 pub mod bench;
 pub mod core;
 pub mod engine;
@@ -18,6 +23,7 @@ pub mod eval;
 pub mod perft;
 pub mod protocol;
 pub mod rng;
+pub mod score;
 pub mod search;
 pub mod time;
 pub mod tt;

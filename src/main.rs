@@ -2,7 +2,7 @@
 //! without arguments, the UCI/XBoard protocol loop on stdin/stdout.
 
 use madhouse::core::{Position, Variant, START_FEN};
-use madhouse::protocol::uci::{run_bench, run_perft, ENGINE_NAME};
+use madhouse::ENGINE_NAME;
 
 const HELP: &str = "\
 Madhouse: a crazyhouse chess engine (also loop chess and chessgi).
@@ -39,7 +39,7 @@ fn main() {
                 Some(Ok(d)) if (1..=30).contains(&d) => d,
                 Some(_) => fail("bench depth must be a number from 1 to 30"),
             };
-            run_bench(depth);
+            madhouse::bench::print(depth);
         }
         "perft" => {
             let mut rest: Vec<&str> = args[1..].iter().map(String::as_str).collect();
@@ -55,7 +55,7 @@ fn main() {
             };
             let fen = if rest.len() > 1 { rest[1..].join(" ") } else { START_FEN.to_string() };
             match Position::from_fen(&fen, variant) {
-                Ok(pos) => run_perft(&pos, depth),
+                Ok(pos) => madhouse::perft::print_divide(&pos, depth),
                 Err(e) => fail(&e.to_string()),
             }
         }

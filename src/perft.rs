@@ -22,6 +22,23 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
     pos.legal_moves().iter().map(|&m| (m, perft(&pos.after(m), depth - 1))).collect()
 }
 
+/// Prints perft divide and `Nodes searched: N`, as Stockfish does.
+pub fn print_divide(pos: &Position, depth: u32) {
+    let start = std::time::Instant::now();
+    let mut total = 0;
+    for (m, n) in divide(pos, depth) {
+        println!("{m}: {n}");
+        total += n;
+    }
+    if depth == 0 {
+        total = 1;
+    }
+    let ms = start.elapsed().as_millis() as u64;
+    println!();
+    println!("Nodes searched: {total}");
+    log::info!("perft {depth}: {total} nodes in {ms} ms");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,20 @@
 use std::time::Duration;
 
 use crate::core::Move;
-use crate::search::params::{
-    TIME_HARD_FACTOR, TIME_INC_PERMILLE, TIME_MAX_PERMILLE, TIME_MOVES_TO_GO, TIME_SAFETY_MS,
-};
+
+// Time-management constants, named here where they are used.
+
+/// Time: moves to go assumed when the clock gives none.
+pub const TIME_MOVES_TO_GO: u64 = 30;
+/// Time: fraction (per mille) of the increment added to the per-move budget.
+pub const TIME_INC_PERMILLE: u64 = 800;
+/// Time: the hard limit is this many times the soft target.
+pub const TIME_HARD_FACTOR: u64 = 4;
+/// Time: never plan to use more than this per mille of the remaining clock in one move.
+pub const TIME_MAX_PERMILLE: u64 = 350;
+/// Time: fixed safety margin in milliseconds on top of Move Overhead. Scheduling stalls of
+/// 30-40 ms were seen with two games on two cores, so the reserve covers them.
+pub const TIME_SAFETY_MS: u64 = 25;
 
 /// The side to move's clock, as the GUI reports it.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -101,7 +112,6 @@ impl TimeBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::params::TIME_SAFETY_MS;
 
     #[test]
     fn budgets_leave_a_reserve() {

@@ -20,16 +20,15 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use crate::core::{Color, Move, Position, Variant};
+use crate::core::{Color, Game, Move, Position, Variant};
 use crate::engine::{Engine, SearchRequest};
 use crate::eval::weights::{
     DANGER_CAP, DANGER_DIVISOR, DEFAULT_WEIGHTS, HAND_MADE_WEIGHTS, NUM_WEIGHTS,
 };
 use crate::eval::{evaluate_with, Tracer};
-use crate::protocol::Game;
 use crate::rng::Rng;
-use crate::search::params::MATE_BOUND;
-use crate::search::{Info, Reporter};
+use crate::score::MATE_BOUND;
+use crate::search::Silent;
 use crate::time::Limits;
 
 /// Settings of a data-generation run.
@@ -49,11 +48,6 @@ pub struct DatagenConfig {
     pub seed: u64,
     /// Output file.
     pub out: String,
-}
-
-struct Silent;
-impl Reporter for Silent {
-    fn info(&self, _: &Info) {}
 }
 
 /// Reads an opening file (EPD or FEN lines; `#` comments skipped).
@@ -98,11 +92,7 @@ fn play_game(
     let mut decisive_streak = 0;
     let result = loop {
         if let Some(r) = game.result() {
-            break match r.score {
-                "1-0" => 1.0,
-                "0-1" => 0.0,
-                _ => 0.5,
-            };
+            break r.outcome.white_score();
         }
         if game.ply() > 400 {
             break 0.5;

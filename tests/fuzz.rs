@@ -67,10 +67,11 @@ use fuzzkit::{
 };
 use madhouse::core::fen::{parse_pocket, parse_setup};
 use madhouse::core::hand::MAX_PIECES;
+use madhouse::core::Game;
 use madhouse::core::{Move, Pocket, Position, Square, Variant};
 use madhouse::protocol::uci::Uci;
 use madhouse::protocol::xboard::{holding_fields, Xboard};
-use madhouse::protocol::{Event, Game};
+use madhouse::protocol::Event;
 
 // ---------------------------------------------------------------------------------------
 // FEN reader

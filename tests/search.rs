@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use madhouse::core::{Position, Variant};
 use madhouse::engine::{Engine, SearchRequest};
-use madhouse::search::params::{MATE, MATE_BOUND};
+use madhouse::score::{MATE, MATE_BOUND};
 use madhouse::search::{Info, Reporter};
 use madhouse::time::Limits;
 

@@ -4,6 +4,7 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod fen;
+pub mod game;
 pub mod hand;
 pub mod movegen;
 pub mod moves;
@@ -16,6 +17,7 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::FenError;
+pub use game::{Game, GameResult, Outcome};
 pub use hand::Pocket;
 pub use movegen::{MoveSink, GEN_ALL, GEN_CAPTURES, GEN_DROPS, GEN_QUIETS};
 pub use moves::{Move, MoveKind, MoveList, MAX_MOVES};

@@ -9,20 +9,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
-use super::{Event, Game};
+use super::Event;
+use crate::core::Game;
 use crate::core::{Move, Variant};
 use crate::engine::{
     Engine, SearchRequest, SearchResult, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS,
 };
-use crate::search::params::MATE_BOUND;
-use crate::search::{Info, Reporter, Score};
+use crate::score::{Score, MATE_BOUND};
+use crate::search::{Info, Reporter};
 use crate::time::{Clock, Limits};
 use crate::tt::Bound;
-
-/// The engine's name and version as protocols show it.
-pub const ENGINE_NAME: &str = concat!("Madhouse ", env!("CARGO_PKG_VERSION"));
-/// The authors.
-pub const AUTHORS: &str = "the Madhouse developers";
 
 /// Largest MultiPV value.
 const MAX_MULTIPV: usize = 500;
@@ -212,7 +208,7 @@ impl Uci {
                         .first()
                         .and_then(|d| d.parse().ok())
                         .unwrap_or(crate::bench::DEFAULT_DEPTH);
-                    run_bench(depth.clamp(1, 30));
+                    crate::bench::print(depth.clamp(1, 30));
                 }
             }
             "flip" => {}
@@ -222,8 +218,8 @@ impl Uci {
     }
 
     fn cmd_uci(&self) {
-        println!("id name {ENGINE_NAME}");
-        println!("id author {AUTHORS}");
+        println!("id name {}", crate::ENGINE_NAME);
+        println!("id author {}", crate::AUTHORS);
         println!();
         println!("option name Threads type spin default 1 min 1 max {MAX_THREADS}");
         println!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}");
@@ -487,7 +483,7 @@ impl Uci {
             info_string(w);
         }
         if let Some(depth) = perft {
-            return run_perft(self.game.current(), depth);
+            return crate::perft::print_divide(self.game.current(), depth);
         }
         self.apply_pending();
         if limits.ponder && !self.ponder {
@@ -507,34 +503,6 @@ impl Uci {
         });
         self.engine.start(req, self.reporter.clone(), on_done);
     }
-}
-
-/// Prints perft divide and `Nodes searched: N`, as Stockfish does.
-pub fn run_perft(pos: &crate::core::Position, depth: u32) {
-    let start = std::time::Instant::now();
-    let mut total = 0;
-    for (m, n) in crate::perft::divide(pos, depth) {
-        println!("{m}: {n}");
-        total += n;
-    }
-    if depth == 0 {
-        total = 1;
-    }
-    let ms = start.elapsed().as_millis() as u64;
-    println!();
-    println!("Nodes searched: {total}");
-    log::info!("perft {depth}: {total} nodes in {ms} ms");
-}
-
-/// Runs the bench and prints per-position counts and the totals.
-pub fn run_bench(depth: i32) {
-    let r = crate::bench::run(depth, 16, |i, fen, nodes| {
-        eprintln!("Position {i:>2}: {nodes:>10}  {fen}");
-    });
-    println!("===========================");
-    println!("Total time (ms): {}", r.ms);
-    println!("Nodes searched: {}", r.nodes);
-    println!("Nodes/second: {}", r.nodes * 1000 / r.ms.max(1));
 }
 
 fn truncate(s: &str, n: usize) -> &str {
@@ -563,7 +531,7 @@ mod tests {
     #[test]
     fn scores() {
         assert_eq!(uci_score(35), "cp 35");
-        assert_eq!(uci_score(crate::search::params::MATE - 1), "mate 1");
-        assert_eq!(uci_score(-crate::search::params::MATE + 2), "mate -1");
+        assert_eq!(uci_score(crate::score::MATE - 1), "mate 1");
+        assert_eq!(uci_score(-crate::score::MATE + 2), "mate -1");
     }
 }

@@ -10,12 +10,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
-use super::uci::ENGINE_NAME;
-use super::{Event, Game};
+use super::Event;
 use crate::core::fen::parse_pocket;
+use crate::core::Game;
 use crate::core::{Color, Move, Pocket, Variant};
 use crate::engine::{Engine, SearchRequest, MAX_HASH_MB, MAX_THREADS};
-use crate::search::{Info, Reporter, Score};
+use crate::score::Score;
+use crate::search::{Info, Reporter};
 use crate::time::{Clock, Limits, TimeBudget};
 use crate::tt::Bound;
 
@@ -255,7 +256,7 @@ impl Xboard {
     fn think(&mut self) {
         self.cancel();
         if let Some(r) = self.game.result_on_board() {
-            println!("{} {{{}}}", r.score, r.reason);
+            println!("{} {{{}}}", r.outcome.pgn(), r.reason);
             return;
         }
         let game = self.game.clone();
@@ -309,14 +310,14 @@ impl Xboard {
         self.mode = Mode::Idle;
         let Some(best) = result.best else {
             if let Some(r) = self.game.result() {
-                println!("{} {{{}}}", r.score, r.reason);
+                println!("{} {{{}}}", r.outcome.pgn(), r.reason);
             }
             return;
         };
         self.game.push(best);
         println!("move {best}");
         if let Some(r) = self.game.result() {
-            println!("{} {{{}}}", r.score, r.reason);
+            println!("{} {{{}}}", r.outcome.pgn(), r.reason);
             return;
         }
         if self.ponder && !self.force {
@@ -505,8 +506,9 @@ impl Xboard {
         let variants: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
         println!(
             "feature ping=1 setboard=1 usermove=1 san=0 time=1 draw=0 reuse=1 analyze=1 colors=0 \
-             playother=1 sigint=0 sigterm=1 memory=1 smp=1 nps=1 debug=1 myname=\"{ENGINE_NAME}\" \
+             playother=1 sigint=0 sigterm=1 memory=1 smp=1 nps=1 debug=1 myname=\"{}\" \
              variants=\"{}\"",
+            crate::ENGINE_NAME,
             variants.join(",")
         );
         println!("feature option=\"MultiPV -spin 1 1 500\"");
@@ -686,7 +688,7 @@ mod tests {
 
     #[test]
     fn mate_scores() {
-        use crate::search::params::MATE;
+        use crate::score::MATE;
         assert_eq!(xboard_score(MATE - 1), 100_001);
         assert_eq!(xboard_score(-MATE + 2), -100_001);
         assert_eq!(xboard_score(-57), -57);

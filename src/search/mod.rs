@@ -16,34 +16,13 @@ use std::time::Instant;
 
 use crate::core::{Move, Position, Role};
 use crate::eval::evaluate;
+use crate::score::{DRAW, INFINITE, MATE, MATE_BOUND};
 use crate::time::{Limits, TimeBudget};
 use crate::tt::{Bound, TranspositionTable};
 use history::{bonus, piece_to, History};
 use mate::{MateSolver, ProvenMate};
 use movepick::{ContKeys, MoveBuffer, MovePicker};
 use params::*;
-
-/// A score as protocols show it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns from the side to move's view.
-    Cp(i32),
-    /// Mate in this many moves (negative: being mated).
-    Mate(i32),
-}
-
-impl Score {
-    /// Converts an internal score.
-    pub fn from_internal(v: i32) -> Score {
-        if v >= MATE_BOUND {
-            Score::Mate((MATE - v + 1) / 2)
-        } else if v <= -MATE_BOUND {
-            Score::Mate(-(MATE + v) / 2)
-        } else {
-            Score::Cp(v)
-        }
-    }
-}
 
 /// Progress of the search, for protocol output.
 #[derive(Clone, Debug)]
@@ -81,6 +60,13 @@ pub trait Reporter: Send + Sync {
     fn info(&self, info: &Info);
     /// A free-form message (UCI `info string`, XBoard `#` comment).
     fn message(&self, _text: &str) {}
+}
+
+/// A reporter that shows nothing (bench, self-play, tools).
+pub struct Silent;
+
+impl Reporter for Silent {
+    fn info(&self, _: &Info) {}
 }
 
 /// One search-wide padded counter, so that threads do not share cache lines for node counts.

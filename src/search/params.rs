@@ -3,19 +3,9 @@
 //! Crazyhouse specifics (double material swings, drop checks) are marked. A change to any
 //! value is a functional change: it moves the bench signature and needs a match result.
 
-/// Deepest ply the search ever reaches; endless drop-check lines stop here.
-pub const MAX_PLY: usize = 128;
+pub use crate::score::MAX_PLY;
 /// Largest iterative-deepening depth.
 pub const MAX_DEPTH: i32 = MAX_PLY as i32 - 8;
-
-/// Score of a mate at the root; a mate in `n` plies scores `MATE - n`.
-pub const MATE: i32 = 32000;
-/// Scores beyond this are mate scores.
-pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
-/// Larger than any score.
-pub const INFINITE: i32 = MATE + 1;
-/// Score of a draw (repetition, stalemate).
-pub const DRAW: i32 = 0;
 
 /// Material values for SEE, pawn..king. Compressed as in crazyhouse practice (a rook is
 /// little more than a minor piece there).
@@ -132,15 +122,3 @@ pub const MATE_SOLVER_NODES_PERMILLE: u64 = 250;
 /// Mate solver: positions it may visit in a search without a clock or node limit (depth,
 /// infinite, bench), so that such searches stay deterministic.
 pub const MATE_SOLVER_NODES: u64 = 20_000;
-
-/// Time: moves to go assumed when the clock gives none.
-pub const TIME_MOVES_TO_GO: u64 = 30;
-/// Time: fraction (per mille) of the increment added to the per-move budget.
-pub const TIME_INC_PERMILLE: u64 = 800;
-/// Time: the hard limit is this many times the soft target.
-pub const TIME_HARD_FACTOR: u64 = 4;
-/// Time: never plan to use more than this per mille of the remaining clock in one move.
-pub const TIME_MAX_PERMILLE: u64 = 350;
-/// Time: fixed safety margin in milliseconds on top of Move Overhead. Scheduling stalls of
-/// 30-40 ms were seen with two games on two cores, so the reserve covers them.
-pub const TIME_SAFETY_MS: u64 = 25;
