@@ -24,8 +24,18 @@ const SEARCH_STACK: usize = 64 * 1024 * 1024;
 pub const DEFAULT_HASH_MB: usize = 16;
 /// Largest hash size in megabytes.
 pub const MAX_HASH_MB: usize = 65536;
+/// Default thread count.
+pub const DEFAULT_THREADS: usize = 1;
 /// Largest thread count.
 pub const MAX_THREADS: usize = 512;
+/// Default number of principal variations.
+pub const DEFAULT_MULTIPV: usize = 1;
+/// Largest number of principal variations.
+pub const MAX_MULTIPV: usize = 500;
+/// Default reserve per move for GUI and network delays, milliseconds (a local GUI).
+pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
+/// Largest reserve per move, milliseconds.
+pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
 /// What to search.
 #[derive(Clone, Debug)]
@@ -66,7 +76,11 @@ pub struct EngineOptions {
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions { threads: 1, multipv: 1, move_overhead_ms: 10 }
+        EngineOptions {
+            threads: DEFAULT_THREADS,
+            multipv: DEFAULT_MULTIPV,
+            move_overhead_ms: DEFAULT_MOVE_OVERHEAD_MS,
+        }
     }
 }
 
@@ -86,6 +100,8 @@ pub struct Engine {
     /// Settings for the next search.
     pub options: EngineOptions,
     running: Option<Running>,
+    /// A hash size set during a search, applied when it ends.
+    pending_hash_mb: Option<usize>,
 }
 
 impl Default for Engine {
@@ -102,6 +118,7 @@ impl Engine {
             workers: vec![Worker::new(0)],
             options: EngineOptions::default(),
             running: None,
+            pending_hash_mb: None,
         }
     }
 
@@ -110,14 +127,22 @@ impl Engine {
         self.running.as_ref().is_some_and(|r| !r.delivered.load(Ordering::Acquire))
     }
 
-    /// Resizes the transposition table (waits for a running search first).
+    /// Resizes the transposition table: now when idle, else when the running search ends
+    /// (it keeps using the table it started with).
     pub fn set_hash(&mut self, mb: usize) {
-        self.wait();
-        let mb = mb.clamp(1, MAX_HASH_MB);
-        if self.tt.size_mb() != mb {
-            // Drop the old table before allocating the new one, to bound peak memory.
-            self.tt = Arc::new(TranspositionTable::new(1));
-            self.tt = Arc::new(TranspositionTable::new(mb));
+        self.pending_hash_mb = Some(mb.clamp(1, MAX_HASH_MB));
+        if !self.is_searching() {
+            self.wait();
+        }
+    }
+
+    fn apply_pending(&mut self) {
+        if let Some(mb) = self.pending_hash_mb.take() {
+            if self.tt.size_mb() != mb {
+                // Drop the old table before allocating the new one, to bound peak memory.
+                self.tt = Arc::new(TranspositionTable::new(1));
+                self.tt = Arc::new(TranspositionTable::new(mb));
+            }
         }
     }
 
@@ -126,9 +151,8 @@ impl Engine {
         self.tt.size_mb()
     }
 
-    /// Sets the number of search threads (waits for a running search first).
+    /// Sets the number of search threads, used from the next search on.
     pub fn set_threads(&mut self, n: usize) {
-        self.wait();
         self.options.threads = n.clamp(1, MAX_THREADS);
     }
 
@@ -165,6 +189,7 @@ impl Engine {
                 Err(_) => self.workers = vec![Worker::new(0)],
             }
         }
+        self.apply_pending();
     }
 
     /// Starts searching `req`. Progress goes to `reporter`; the result to `on_done`, called

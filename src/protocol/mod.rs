@@ -5,6 +5,7 @@
 //! protocol: `xboard` starts CECP, anything else (normally `uci`) UCI. Output lines go through
 //! `println!`, which locks and flushes stdout per line; logs go to stderr only.
 
+pub mod options;
 pub mod uci;
 pub mod xboard;
 

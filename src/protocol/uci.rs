@@ -9,21 +9,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
+use super::options::{self, Dialect, OptionError, Settings};
 use super::Event;
 use crate::core::Game;
 use crate::core::{Move, Variant};
-use crate::engine::{
-    Engine, SearchRequest, SearchResult, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS,
-};
+use crate::engine::{Engine, SearchRequest, SearchResult};
 use crate::score::{Score, MATE_BOUND};
 use crate::search::{Info, Reporter};
 use crate::time::{Clock, Limits};
 use crate::tt::Bound;
 
-/// Largest MultiPV value.
-const MAX_MULTIPV: usize = 500;
-/// Largest Move Overhead in milliseconds.
-const MAX_OVERHEAD: u64 = 5000;
+/// Options GUIs send that Madhouse does not offer; accepted silently.
+const IGNORED_OPTIONS: [&str; 4] = ["UCI_Opponent", "UCI_Elo", "UCI_LimitStrength", "UCI_Chess960"];
 
 /// Formats an internal score as UCI `cp X` or `mate N`.
 pub fn uci_score(v: i32) -> String {
@@ -93,13 +90,8 @@ impl Reporter for UciReporter {
 pub struct Uci {
     engine: Engine,
     game: Game,
-    variant: Variant,
+    settings: Settings,
     reporter: Arc<UciReporter>,
-    ponder: bool,
-    analyse_mode: bool,
-    syzygy_path: String,
-    pending_hash: Option<usize>,
-    pending_threads: Option<usize>,
     /// `stop` was sent to the running search, whose `bestmove` may not be out yet.
     stopping: bool,
 }
@@ -117,16 +109,12 @@ fn info_string(text: &str) {
 impl Uci {
     /// A fresh session.
     pub fn new() -> Uci {
+        let settings = Settings::default();
         Uci {
             engine: Engine::new(),
-            game: Game::new(Variant::Crazyhouse),
-            variant: Variant::Crazyhouse,
-            reporter: Arc::new(UciReporter { show_wdl: AtomicBool::new(false) }),
-            ponder: false,
-            analyse_mode: false,
-            syzygy_path: String::new(),
-            pending_hash: None,
-            pending_threads: None,
+            game: Game::new(settings.variant),
+            reporter: Arc::new(UciReporter { show_wdl: AtomicBool::new(settings.show_wdl) }),
+            settings,
             stopping: false,
         }
     }
@@ -160,7 +148,7 @@ impl Uci {
 
     /// The variant set with `UCI_Variant`.
     pub fn variant(&self) -> Variant {
-        self.variant
+        self.settings.variant
     }
 
     /// Is a search running whose `bestmove` has not been printed yet?
@@ -180,7 +168,6 @@ impl Uci {
             "setoption" => self.cmd_setoption(&rest),
             "ucinewgame" => {
                 self.engine.stop();
-                self.apply_pending();
                 self.engine.clear();
             }
             "position" => self.cmd_position(&rest),
@@ -221,31 +208,10 @@ impl Uci {
         println!("id name {}", crate::ENGINE_NAME);
         println!("id author {}", crate::AUTHORS);
         println!();
-        println!("option name Threads type spin default 1 min 1 max {MAX_THREADS}");
-        println!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}");
-        println!("option name Clear Hash type button");
-        println!("option name Ponder type check default false");
-        println!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
-        println!("option name Move Overhead type spin default 10 min 0 max {MAX_OVERHEAD}");
-        let vars: Vec<String> = Variant::ALL.iter().map(|v| format!("var {}", v.name())).collect();
-        println!("option name UCI_Variant type combo default crazyhouse {}", vars.join(" "));
-        println!("option name UCI_AnalyseMode type check default false");
-        println!("option name UCI_ShowWDL type check default false");
-        println!("option name SyzygyPath type string default <empty>");
+        for spec in options::TABLE {
+            println!("{}", spec.uci_line());
+        }
         println!("uciok");
-    }
-
-    fn apply_pending(&mut self) {
-        if self.engine.is_searching() {
-            return;
-        }
-        self.engine.wait();
-        if let Some(mb) = self.pending_hash.take() {
-            self.engine.set_hash(mb);
-        }
-        if let Some(n) = self.pending_threads.take() {
-            self.engine.set_threads(n);
-        }
     }
 
     fn cmd_setoption(&mut self, rest: &[&str]) {
@@ -260,91 +226,20 @@ impl Uci {
         }
         let name = rest[name_at + 1..name_end].join(" ");
         let value = value_at.map(|v| rest[v + 1..].join(" ")).unwrap_or_default();
-        let lname = name.to_ascii_lowercase();
-        let spin = |min: i64, max: i64| -> Option<i64> {
-            match value.parse::<i64>() {
-                Ok(v) if (min..=max).contains(&v) => Some(v),
-                _ => {
-                    info_string(&format!(
-                        "invalid value '{value}' for {name}: expected {min}..{max}"
-                    ));
-                    None
-                }
-            }
+        let result = match options::find_uci(&name) {
+            // Options of other engines that GUIs send unasked: accepted, without effect.
+            None if IGNORED_OPTIONS.iter().any(|o| o.eq_ignore_ascii_case(&name)) => Ok(()),
+            None => Err(OptionError::Unknown(name.clone())),
+            Some(spec) => spec
+                .parse(&name, &value, Dialect::Uci)
+                .and_then(|v| self.settings.set(&mut self.engine, spec, v)),
         };
-        let check = || -> Option<bool> {
-            match value.to_ascii_lowercase().as_str() {
-                "true" => Some(true),
-                "false" => Some(false),
-                _ => {
-                    info_string(&format!(
-                        "invalid value '{value}' for {name}: expected true or false"
-                    ));
-                    None
-                }
-            }
-        };
-        match lname.as_str() {
-            "hash" => {
-                if let Some(v) = spin(1, MAX_HASH_MB as i64) {
-                    self.pending_hash = Some(v as usize);
-                    self.apply_pending();
-                }
-            }
-            "threads" => {
-                if let Some(v) = spin(1, MAX_THREADS as i64) {
-                    self.pending_threads = Some(v as usize);
-                    self.apply_pending();
-                }
-            }
-            "clear hash" => {
-                if self.engine.is_searching() {
-                    info_string("Clear Hash ignored during a search");
-                } else {
-                    self.engine.clear();
-                }
-            }
-            "ponder" => {
-                if let Some(b) = check() {
-                    self.ponder = b;
-                }
-            }
-            "multipv" => {
-                if let Some(v) = spin(1, MAX_MULTIPV as i64) {
-                    self.engine.options.multipv = v as usize;
-                }
-            }
-            "move overhead" => {
-                if let Some(v) = spin(0, MAX_OVERHEAD as i64) {
-                    self.engine.options.move_overhead_ms = v as u64;
-                }
-            }
-            "uci_variant" => match value.parse::<Variant>() {
-                Ok(v) => {
-                    if v != self.variant {
-                        self.variant = v;
-                        self.game = Game::new(v);
-                    }
-                }
-                Err(e) => info_string(&e),
-            },
-            "uci_analysemode" => {
-                if let Some(b) = check() {
-                    self.analyse_mode = b;
-                }
-            }
-            "uci_showwdl" => {
-                if let Some(b) = check() {
-                    self.reporter.show_wdl.store(b, Ordering::Relaxed);
-                }
-            }
-            "syzygypath" => {
-                // Accepted for lichess-bot's default configuration; crazyhouse has no
-                // tablebases, so the path is never read.
-                self.syzygy_path = value;
-            }
-            "uci_opponent" | "uci_elo" | "uci_limitstrength" | "uci_chess960" => {}
-            _ => info_string(&format!("unknown option '{name}'")),
+        if let Err(e) = result {
+            return info_string(&e.to_string());
+        }
+        self.reporter.show_wdl.store(self.settings.show_wdl, Ordering::Relaxed);
+        if self.settings.variant != self.game.current().variant() {
+            self.game = Game::new(self.settings.variant);
         }
     }
 
@@ -352,11 +247,13 @@ impl Uci {
         let moves_at = rest.iter().position(|&t| t == "moves");
         let spec_end = moves_at.unwrap_or(rest.len());
         let mut game = match rest.first() {
-            Some(&"startpos") => Game::new(self.variant),
-            Some(&"fen") => match Game::from_fen(&rest[1..spec_end].join(" "), self.variant) {
-                Ok(g) => g,
-                Err(e) => return info_string(&format!("{e}; position unchanged")),
-            },
+            Some(&"startpos") => Game::new(self.settings.variant),
+            Some(&"fen") => {
+                match Game::from_fen(&rest[1..spec_end].join(" "), self.settings.variant) {
+                    Ok(g) => g,
+                    Err(e) => return info_string(&format!("{e}; position unchanged")),
+                }
+            }
             _ => return info_string("position needs 'startpos' or 'fen'; position unchanged"),
         };
         if let Some(m) = moves_at {
@@ -461,7 +358,7 @@ impl Uci {
         if let Some(t) = time {
             limits.clock = Some(Clock { time_ms: t, inc_ms: inc, movestogo: mtg });
         }
-        if self.analyse_mode && limits.clock.is_none() && limits.movetime.is_none() {
+        if self.settings.analyse_mode && limits.clock.is_none() && limits.movetime.is_none() {
             limits.infinite |=
                 limits.depth.is_none() && limits.nodes.is_none() && limits.mate.is_none();
         }
@@ -485,8 +382,7 @@ impl Uci {
         if let Some(depth) = perft {
             return crate::perft::print_divide(self.game.current(), depth);
         }
-        self.apply_pending();
-        if limits.ponder && !self.ponder {
+        if limits.ponder && !self.settings.ponder {
             log::debug!("go ponder without the Ponder option set");
         }
         let req = SearchRequest {

@@ -10,11 +10,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
+use super::options::{self, Dialect, OptionError, Settings, Spec};
 use super::Event;
 use crate::core::fen::parse_pocket;
 use crate::core::Game;
 use crate::core::{Color, Move, Pocket, Variant};
-use crate::engine::{Engine, SearchRequest, MAX_HASH_MB, MAX_THREADS};
+use crate::engine::{Engine, SearchRequest};
 use crate::score::Score;
 use crate::search::{Info, Reporter};
 use crate::time::{Clock, Limits, TimeBudget};
@@ -95,11 +96,9 @@ enum Mode {
 pub struct Xboard {
     engine: Engine,
     events: Sender<Event>,
-    variant: Variant,
     game: Game,
     force: bool,
     engine_side: Option<Color>,
-    ponder: bool,
     tc: TimeControl,
     depth: Option<i32>,
     nps: Option<u64>,
@@ -108,8 +107,7 @@ pub struct Xboard {
     mode: Mode,
     next_id: u64,
     reporter: Arc<XbReporter>,
-    pending_hash: Option<usize>,
-    pending_threads: Option<usize>,
+    settings: Settings,
     /// `ping`s received while thinking about our move: answered after the move (SPEC §8).
     pending_pongs: Vec<String>,
 }
@@ -147,11 +145,9 @@ impl Xboard {
         Xboard {
             engine: Engine::new(),
             events,
-            variant: Variant::Crazyhouse,
-            game: Game::new(Variant::Crazyhouse),
+            game: Game::new(Settings::default().variant),
             force: false,
             engine_side: Some(Color::Black),
-            ponder: false,
             tc: TimeControl::Level { mps: 0, base_ms: 5 * 60_000, inc_ms: 0 },
             depth: None,
             nps: None,
@@ -167,8 +163,7 @@ impl Xboard {
                 last_nodes: AtomicU64::new(0),
                 last_time_ms: AtomicU64::new(0),
             }),
-            pending_hash: None,
-            pending_threads: None,
+            settings: Settings::default(),
             pending_pongs: Vec::new(),
         }
     }
@@ -195,12 +190,6 @@ impl Xboard {
         self.mode = Mode::Idle;
         self.reporter.muted.store(false, Ordering::Relaxed);
         self.reporter.analyzing.store(false, Ordering::Relaxed);
-        if let Some(mb) = self.pending_hash.take() {
-            self.engine.set_hash(mb);
-        }
-        if let Some(n) = self.pending_threads.take() {
-            self.engine.set_threads(n);
-        }
         self.flush_pongs();
     }
 
@@ -285,7 +274,7 @@ impl Xboard {
 
     /// The variant set with `variant` (crazyhouse after `new`).
     pub fn variant(&self) -> Variant {
-        self.variant
+        self.settings.variant
     }
 
     /// Is a search running (thinking, pondering or analysing)?
@@ -320,7 +309,7 @@ impl Xboard {
             println!("{} {{{}}}", r.outcome.pgn(), r.reason);
             return;
         }
-        if self.ponder && !self.force {
+        if self.settings.ponder && !self.force {
             if let Some(guess) = result.ponder.filter(|&g| self.game.current().is_legal(g)) {
                 println!("Hint: {guess}");
                 let mut after = self.game.clone();
@@ -364,8 +353,8 @@ impl Xboard {
             "new" => {
                 let analyzing = self.reporter_analyzing();
                 self.cancel();
-                self.variant = Variant::Crazyhouse;
-                self.game = Game::new(self.variant);
+                self.settings.variant = Settings::default().variant;
+                self.game = Game::new(self.settings.variant);
                 self.force = false;
                 self.engine_side = Some(Color::Black);
                 self.depth = None;
@@ -378,7 +367,7 @@ impl Xboard {
                 Ok(v) => {
                     let analyzing = self.reporter_analyzing();
                     self.cancel();
-                    self.variant = v;
+                    self.settings.variant = v;
                     self.game = Game::new(v);
                     self.bad_position = false;
                     self.restart_analysis(analyzing);
@@ -445,9 +434,9 @@ impl Xboard {
             "remove" => self.take_back(2),
             "post" => self.reporter.post.store(true, Ordering::Relaxed),
             "nopost" => self.reporter.post.store(false, Ordering::Relaxed),
-            "hard" => self.ponder = true,
+            "hard" => self.settings.ponder = true,
             "easy" => {
-                self.ponder = false;
+                self.settings.ponder = false;
                 if let Mode::Pondering { .. } = self.mode {
                     self.cancel();
                 }
@@ -469,22 +458,13 @@ impl Xboard {
                     );
                 }
             }
+            // XBoard sends what the user chose, clamped here to the option's range.
             "memory" => match arg.parse::<usize>() {
-                Ok(mb) => {
-                    self.pending_hash = Some(mb.clamp(1, MAX_HASH_MB));
-                    if self.mode == Mode::Idle {
-                        self.cancel();
-                    }
-                }
+                Ok(mb) => self.engine.set_hash(mb),
                 Err(_) => error("bad memory", arg),
             },
             "cores" => match arg.parse::<usize>() {
-                Ok(n) => {
-                    self.pending_threads = Some(n.clamp(1, MAX_THREADS));
-                    if self.mode == Mode::Idle {
-                        self.cancel();
-                    }
-                }
+                Ok(n) => self.engine.set_threads(n),
                 Err(_) => error("bad cores", arg),
             },
             "option" => self.cmd_option(arg),
@@ -511,9 +491,9 @@ impl Xboard {
             crate::ENGINE_NAME,
             variants.join(",")
         );
-        println!("feature option=\"MultiPV -spin 1 1 500\"");
-        println!("feature option=\"MoveOverhead -spin 10 0 5000\"");
-        println!("feature option=\"ClearHash -button\"");
+        for line in options::TABLE.iter().filter_map(Spec::xboard_feature) {
+            println!("{line}");
+        }
         println!("feature done=1");
     }
 
@@ -539,28 +519,29 @@ impl Xboard {
             Some((n, v)) => (n.trim(), v.trim()),
             None => (arg.trim(), ""),
         };
-        match name {
-            "MultiPV" => match value.parse::<usize>() {
-                Ok(n) if (1..=500).contains(&n) => self.engine.options.multipv = n,
-                _ => error("bad option value", arg),
-            },
-            "MoveOverhead" => match value.parse::<u64>() {
-                Ok(n) if n <= 5000 => self.engine.options.move_overhead_ms = n,
-                _ => error("bad option value", arg),
-            },
-            "ClearHash" => {
-                if self.mode == Mode::Idle {
-                    self.engine.clear();
-                }
-            }
-            _ => error("unknown option", name),
+        let Some(spec) = options::find_xboard(name) else {
+            return error("unknown option", name);
+        };
+        self.set_option(spec, value, arg);
+    }
+
+    /// Sets an option from the table (`option`, `memory`, `cores`); `arg` is quoted in errors.
+    fn set_option(&mut self, spec: &Spec, value: &str, arg: &str) {
+        let result = spec
+            .parse(spec.uci, value, Dialect::Xboard)
+            .and_then(|v| self.settings.set(&mut self.engine, spec, v));
+        match result {
+            Ok(()) => {}
+            // XBoard's Clear Hash during a search is dropped silently, as before.
+            Err(OptionError::Busy(_)) => {}
+            Err(_) => error("bad option value", arg),
         }
     }
 
     fn cmd_setboard(&mut self, fen: &str) {
         let analyzing = self.reporter_analyzing();
         self.cancel();
-        match Game::from_fen(fen, self.variant) {
+        match Game::from_fen(fen, self.settings.variant) {
             Ok(g) => {
                 self.game = g;
                 self.bad_position = false;
