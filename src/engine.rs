@@ -10,15 +10,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::core::{Move, Position};
-use crate::score::{INFINITE, MATE};
-use crate::search::{Info, Reporter, Shared, Worker};
+use crate::core::Position;
+pub use crate::search::smp::SearchResult;
+use crate::search::smp::{self, SEARCH_STACK};
+use crate::search::{Reporter, Shared, Worker};
 use crate::time::Limits;
-use crate::tt::{Bound, TranspositionTable};
-
-/// Stack size of search threads: the search recurses up to `MAX_PLY` deep with move lists
-/// on the stack.
-const SEARCH_STACK: usize = 64 * 1024 * 1024;
+use crate::tt::TranspositionTable;
 
 /// Default hash size in megabytes.
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -46,21 +43,6 @@ pub struct SearchRequest {
     pub history: Vec<u64>,
     /// Limits.
     pub limits: Limits,
-}
-
-/// The outcome of a search.
-#[derive(Clone, Debug, Default)]
-pub struct SearchResult {
-    /// Move to play; `None` when there is no legal move.
-    pub best: Option<Move>,
-    /// Expected reply, for pondering.
-    pub ponder: Option<Move>,
-    /// Score of `best` (internal units).
-    pub score: i32,
-    /// Depth completed.
-    pub depth: i32,
-    /// Nodes searched by all threads.
-    pub nodes: u64,
 }
 
 /// Settings that shape searches.
@@ -251,81 +233,9 @@ fn run_search(
     for w in &mut workers {
         w.prepare(&req.root, &req.history, &req.limits);
     }
-    if workers[0].root_moves().is_empty() {
-        // No legal move: mate or stalemate.
-        let score = if req.root.in_check() { -MATE } else { 0 };
-        shared.reporter.info(&Info {
-            depth: 0,
-            seldepth: 0,
-            multipv: 1,
-            score,
-            bound: Bound::Exact,
-            nodes: 0,
-            time_ms: 0,
-            hashfull: 0,
-            pv: Vec::new(),
-        });
-        wait_for_release(&shared, &halted);
-        on_done(SearchResult { best: None, ponder: None, score, depth: 0, nodes: 0 });
-        return workers;
-    }
-
-    let root = &req.root;
-    // This thread runs the main worker itself (one hand-over fewer between `go` and
-    // `bestmove`); helpers get threads of their own.
-    let (main, helpers) = workers.split_first_mut().expect("at least one worker");
-    std::thread::scope(|scope| {
-        let mut handles = Vec::new();
-        for w in helpers.iter_mut() {
-            let shared = &shared;
-            let builder = std::thread::Builder::new()
-                .name(format!("search-{}", w.id))
-                .stack_size(SEARCH_STACK);
-            match builder.spawn_scoped(scope, move || w.iterative_deepening(root, shared)) {
-                Ok(h) => handles.push(h),
-                Err(e) => log::error!("could not start a search thread: {e}"),
-            }
-        }
-        main.iterative_deepening(root, &shared);
-        // The main worker is done: helpers stop with it.
-        shared.stop();
-        for h in handles {
-            let _ = h.join();
-        }
-    });
-
+    smp::search(&req.root, &mut workers, &shared);
     wait_for_release(&shared, &halted);
-
-    // Pick the result: the main thread's, unless a helper completed a deeper iteration
-    // with a score at least as good (MultiPV always uses the main thread).
-    let mut best = 0;
-    if shared.multipv == 1 {
-        for i in 1..workers.len() {
-            let (a, b) = (&workers[best], &workers[i]);
-            if b.root_moves().is_empty() || b.completed_depth == 0 {
-                continue;
-            }
-            let (sa, sb) = (a.root_moves()[0].score, b.root_moves()[0].score);
-            if b.completed_depth > a.completed_depth && sb >= sa {
-                best = i;
-            }
-        }
-    }
-    let w = &workers[best];
-    let rm = &w.root_moves()[0];
-    let nodes = shared.total_nodes().max(workers.iter().map(Worker::nodes).sum());
-    // The score of the latest search of the move; a search stopped before any root move was
-    // searched falls back to the static evaluation, so a score line always precedes the move.
-    let score = [rm.score, rm.prev_score]
-        .into_iter()
-        .find(|&s| s != -INFINITE)
-        .unwrap_or_else(|| crate::eval::evaluate(root));
-    let ponder = rm.pv.get(1).copied().or_else(|| ponder_from_tt(&shared.tt, root, rm.mv));
-    let already_shown = best == 0 && w.last_reported() == Some(&(score, rm.pv.clone()));
-    if !already_shown {
-        shared.report_line(rm, w.completed_depth.max(1), score, Bound::Exact, 1, nodes);
-    }
-    on_done(SearchResult { best: Some(rm.mv), ponder, score, depth: w.completed_depth, nodes });
+    on_done(smp::conclude(&req.root, &workers, &shared));
     workers
 }
 
@@ -339,9 +249,4 @@ fn wait_for_release(shared: &Shared, halted: &AtomicBool) {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-}
-
-fn ponder_from_tt(tt: &TranspositionTable, root: &Position, best: Move) -> Option<Move> {
-    let child = root.after(best);
-    tt.probe(child.key()).and_then(|h| h.mv).filter(|&m| child.is_legal(m))
 }

@@ -30,6 +30,18 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// Does a stored `score` with this bound settle a search of the window `alpha..beta`?
+    /// (With `alpha == beta == e`: does it show the true score lies beyond `e`?)
+    #[inline]
+    pub const fn cuts(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+            Bound::None => false,
+        }
+    }
+
     const fn from_bits(b: u64) -> Bound {
         match b & 3 {
             1 => Bound::Upper,
@@ -40,9 +52,9 @@ impl Bound {
     }
 }
 
-/// What a probe found.
+/// What an entry holds: what a probe finds and what a store writes.
 #[derive(Copy, Clone, Debug)]
-pub struct TtHit {
+pub struct TtEntry {
     /// Best move found at this position, if any.
     pub mv: Option<Move>,
     /// Score, with mate scores relative to this node (see `score_from_tt`).
@@ -72,35 +84,56 @@ const AGE_MASK: u8 = (1 << AGE_BITS) - 1;
 /// Depths are stored with this offset so that qsearch depths (down to -1) fit in a byte.
 const DEPTH_OFFSET: i32 = 8;
 
+/// Where a store for a probed key goes (see [`TranspositionTable::probe`]).
+pub struct Slot<'a> {
+    entry: &'a Entry,
+    age: u8,
+}
+
+impl Slot<'_> {
+    /// Stores a search result for `key`. Other threads may have written the slot since the
+    /// probe; the rules below read it again: the same position keeps a previous move when
+    /// the new result has none, and a much deeper entry of this search survives a result
+    /// that is not exact.
+    #[inline]
+    pub fn store(&self, key: u64, new: TtEntry) {
+        let e = self.entry;
+        let data = e.data.load(Ordering::Relaxed);
+        let mut new = new;
+        if data != 0 && e.key_xor_data.load(Ordering::Relaxed) ^ data == key {
+            let old = unpack(data);
+            if new.bound != Bound::Exact && new.depth + 4 < old.depth && age_of(data) == self.age {
+                return;
+            }
+            new.mv = new.mv.or(old.mv);
+        }
+        let packed = pack(&new, self.age);
+        e.key_xor_data.store(key ^ packed, Ordering::Relaxed);
+        e.data.store(packed, Ordering::Relaxed);
+    }
+}
+
 /// The shared transposition table.
 pub struct TranspositionTable {
     clusters: Vec<Cluster>,
     age: AtomicU8,
 }
 
-fn pack(
-    mv: Option<Move>,
-    score: i32,
-    eval: i32,
-    depth: i32,
-    bound: Bound,
-    pv: bool,
-    age: u8,
-) -> u64 {
-    let m = mv.map_or(0, Move::raw) as u64;
-    let s = (score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16) as u64;
-    let e = (eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16) as u64;
-    let d = (depth + DEPTH_OFFSET).clamp(0, 255) as u64;
+fn pack(t: &TtEntry, age: u8) -> u64 {
+    let m = t.mv.map_or(0, Move::raw) as u64;
+    let s = (t.score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16) as u64;
+    let e = (t.eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16) as u64;
+    let d = (t.depth + DEPTH_OFFSET).clamp(0, 255) as u64;
     m | (s << 16)
         | (e << 32)
         | (d << 48)
-        | ((bound as u64) << 56)
-        | ((pv as u64) << 58)
+        | ((t.bound as u64) << 56)
+        | ((t.pv as u64) << 58)
         | ((age as u64) << 59)
 }
 
-fn unpack(data: u64) -> TtHit {
-    TtHit {
+fn unpack(data: u64) -> TtEntry {
+    TtEntry {
         mv: Move::from_raw(data as u16),
         score: (data >> 16) as u16 as i16 as i32,
         eval: (data >> 32) as u16 as i16 as i32,
@@ -155,72 +188,37 @@ impl TranspositionTable {
         &self.clusters[idx]
     }
 
-    /// Looks `key` up.
+    /// Looks `key` up. Returns what the table holds for it, if anything, and the slot a
+    /// later [`Slot::store`] for `key` writes to: the entry holding `key`, else the first
+    /// empty one, else the shallowest and oldest, all found in this one scan.
     #[inline]
-    pub fn probe(&self, key: u64) -> Option<TtHit> {
-        for e in &self.cluster(key).0 {
-            let data = e.data.load(Ordering::Relaxed);
-            if data != 0 && e.key_xor_data.load(Ordering::Relaxed) ^ data == key {
-                return Some(unpack(data));
-            }
-        }
-        None
-    }
-
-    /// Hints the CPU to fetch the cluster of `key` (no effect on correctness).
-    #[inline]
-    pub fn prefetch(&self, key: u64) {
-        let _ = self.cluster(key);
-    }
-
-    /// Stores a search result. A previous move is kept when the new result has none.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub fn store(
-        &self,
-        key: u64,
-        mv: Option<Move>,
-        score: i32,
-        eval: i32,
-        depth: i32,
-        bound: Bound,
-        pv: bool,
-    ) {
+    pub fn probe(&self, key: u64) -> (Option<TtEntry>, Slot<'_>) {
         let age = self.age.load(Ordering::Relaxed);
         let cluster = self.cluster(key);
-        // Same position: overwrite (keeping the old move if we have none) unless the old
-        // entry is much deeper and ours is not exact.
         let mut victim = &cluster.0[0];
         let mut victim_worth = i32::MAX;
         for e in &cluster.0 {
             let data = e.data.load(Ordering::Relaxed);
-            if data == 0 || e.key_xor_data.load(Ordering::Relaxed) ^ data == key {
-                let old = unpack(data);
-                if data != 0
-                    && bound != Bound::Exact
-                    && depth + 4 < old.depth
-                    && age_of(data) == age
-                {
-                    return;
-                }
-                let mv = mv.or(if data != 0 { old.mv } else { None });
-                let new = pack(mv, score, eval, depth, bound, pv, age);
-                e.key_xor_data.store(key ^ new, Ordering::Relaxed);
-                e.data.store(new, Ordering::Relaxed);
-                return;
+            if data == 0 {
+                return (None, Slot { entry: e, age });
             }
-            // Otherwise replace the shallowest, oldest entry.
-            let old = unpack(data);
+            if e.key_xor_data.load(Ordering::Relaxed) ^ data == key {
+                return (Some(unpack(data)), Slot { entry: e, age });
+            }
             let age_diff = ((age.wrapping_sub(age_of(data))) & AGE_MASK) as i32;
-            let worth = old.depth - 8 * age_diff;
+            let worth = unpack(data).depth - 8 * age_diff;
             if worth < victim_worth {
                 victim_worth = worth;
                 victim = e;
             }
         }
-        let new = pack(mv, score, eval, depth, bound, pv, age);
-        victim.key_xor_data.store(key ^ new, Ordering::Relaxed);
-        victim.data.store(new, Ordering::Relaxed);
+        (None, Slot { entry: victim, age })
+    }
+
+    /// What the table holds for `key` (no store to follow).
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<TtEntry> {
+        self.probe(key).0
     }
 
     /// Permille of sampled entries written during the current search (UCI `hashfull`).
@@ -245,29 +243,46 @@ mod tests {
     use super::*;
     use crate::core::Square;
 
+    fn entry(mv: Option<Move>, score: i32, eval: i32, depth: i32, bound: Bound) -> TtEntry {
+        TtEntry { mv, score, eval, depth, bound, pv: bound == Bound::Lower }
+    }
+
     #[test]
     fn store_and_probe() {
         let tt = TranspositionTable::new(1);
         let m = Move::normal(Square::parse("e2").unwrap(), Square::parse("e4").unwrap());
-        tt.store(0xdead_beef, Some(m), -123, 45, 7, Bound::Lower, true);
-        let hit = tt.probe(0xdead_beef).expect("stored");
+        let (hit, slot) = tt.probe(0xdead_beef);
+        assert!(hit.is_none());
+        slot.store(0xdead_beef, entry(Some(m), -123, 45, 7, Bound::Lower));
+        let hit = tt.get(0xdead_beef).expect("stored");
         assert_eq!(hit.mv, Some(m));
         assert_eq!((hit.score, hit.eval, hit.depth), (-123, 45, 7));
         assert_eq!(hit.bound, Bound::Lower);
         assert!(hit.pv);
-        assert!(tt.probe(0xdead_beee).is_none());
+        assert!(tt.get(0xdead_beee).is_none());
         // A later store without a move keeps the old move.
-        tt.store(0xdead_beef, None, 10, 45, 9, Bound::Upper, false);
-        assert_eq!(tt.probe(0xdead_beef).unwrap().mv, Some(m));
+        tt.probe(0xdead_beef).1.store(0xdead_beef, entry(None, 10, 45, 9, Bound::Upper));
+        assert_eq!(tt.get(0xdead_beef).unwrap().mv, Some(m));
+        // A much shallower bound does not replace a deep entry of the same search.
+        tt.probe(0xdead_beef).1.store(0xdead_beef, entry(None, 99, 45, 2, Bound::Upper));
+        assert_eq!(tt.get(0xdead_beef).unwrap().score, 10);
         tt.clear();
-        assert!(tt.probe(0xdead_beef).is_none());
+        assert!(tt.get(0xdead_beef).is_none());
     }
 
     #[test]
     fn negative_depths_and_extremes_round_trip() {
         let tt = TranspositionTable::new(1);
-        tt.store(42, None, 31999, -32000, -1, Bound::Exact, false);
-        let hit = tt.probe(42).unwrap();
+        tt.probe(42).1.store(42, entry(None, 31999, -32000, -1, Bound::Exact));
+        let hit = tt.get(42).unwrap();
         assert_eq!((hit.score, hit.eval, hit.depth), (31999, -32000, -1));
+    }
+
+    #[test]
+    fn cuts() {
+        assert!(Bound::Exact.cuts(0, 10, 20));
+        assert!(Bound::Lower.cuts(20, 10, 20) && !Bound::Lower.cuts(19, 10, 20));
+        assert!(Bound::Upper.cuts(10, 10, 20) && !Bound::Upper.cuts(11, 10, 20));
+        assert!(!Bound::None.cuts(0, 10, 20));
     }
 }

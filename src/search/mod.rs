@@ -9,6 +9,7 @@ pub mod history;
 pub mod mate;
 pub mod movepick;
 pub mod params;
+pub mod smp;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use crate::core::{Move, Position, Role};
 use crate::eval::evaluate;
 use crate::score::{DRAW, INFINITE, MATE, MATE_BOUND};
 use crate::time::{Limits, TimeBudget};
-use crate::tt::{Bound, TranspositionTable};
+use crate::tt::{Bound, TranspositionTable, TtEntry};
 use history::{bonus, piece_to, History};
 use mate::{MateSolver, ProvenMate};
 use movepick::{ContKeys, MoveBuffer, MovePicker};
@@ -367,10 +368,12 @@ impl Worker {
         }
     }
 
-    /// Checks limits every 1024 nodes (main thread) and reads the stop flag.
+    /// Checks limits every `LIMIT_CHECK_NODES` nodes (main thread) and reads the stop flag.
+    /// A worker abandons its search whenever it is told to, at any depth: even depth 1 can be
+    /// large in crazyhouse (checks met by many drops), and the clock comes first.
     #[inline]
     fn should_stop(&mut self, shared: &Shared) -> bool {
-        if self.nodes & 1023 == 0 {
+        if self.nodes % LIMIT_CHECK_NODES == 0 {
             self.publish_nodes(shared);
             if self.id == 0 && !shared.stopped() {
                 self.check_limits(shared);
@@ -385,13 +388,6 @@ impl Worker {
                 }
             }
         }
-        self.aborted(shared)
-    }
-
-    /// Should this worker abandon its search? Any time it is told to: even depth 1 can be
-    /// large in crazyhouse (checks met by many drops), and the clock comes first.
-    #[inline]
-    fn aborted(&self, shared: &Shared) -> bool {
         shared.stopped()
     }
 
@@ -467,7 +463,7 @@ impl Worker {
                     let score = self.search::<Root>(root, alpha, beta, depth, 0, false, shared);
                     self.root_moves[pv_idx..]
                         .sort_by_key(|rm| std::cmp::Reverse((rm.score, rm.prev_score)));
-                    if self.aborted(shared) {
+                    if shared.stopped() {
                         break;
                     }
                     if score <= alpha {
@@ -484,11 +480,11 @@ impl Worker {
                 }
                 self.root_moves[..=pv_idx]
                     .sort_by_key(|rm| std::cmp::Reverse((rm.score, rm.prev_score)));
-                if self.aborted(shared) {
+                if shared.stopped() {
                     break;
                 }
             }
-            if self.aborted(shared) {
+            if shared.stopped() {
                 break;
             }
             self.completed_depth = depth;
@@ -628,7 +624,7 @@ impl Worker {
 
     fn report_bound(&self, _root: &Position, shared: &Shared, pv_idx: usize, bound: Bound) {
         // Bound lines only for long searches, as GUIs ignore their scores anyway.
-        if self.id != 0 || shared.elapsed_ms() < 3000 {
+        if self.id != 0 || shared.elapsed_ms() < BOUND_REPORT_MS {
             return;
         }
         let rm = &self.root_moves[pv_idx];
@@ -695,7 +691,7 @@ impl Worker {
             ^ excluded.map_or(0, |m| (m.raw() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
 
         // Transposition table.
-        let tt_hit = shared.tt.probe(key);
+        let (tt_hit, tt_slot) = shared.tt.probe(key);
         let tt_move = if NT::ROOT {
             Some(self.root_moves[self.pv_idx].mv)
         } else {
@@ -703,15 +699,7 @@ impl Worker {
         };
         let tt_score = tt_hit.map(|h| score_from_tt(h.score, ply));
         if let (false, Some(h), Some(s)) = (NT::PV, tt_hit, tt_score) {
-            if h.depth >= depth
-                && excluded.is_none()
-                && match h.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                    Bound::None => false,
-                }
-            {
+            if h.depth >= depth && excluded.is_none() && h.bound.cuts(s, alpha, beta) {
                 return s;
             }
         }
@@ -721,12 +709,9 @@ impl Worker {
             -INFINITE
         } else if let Some(h) = tt_hit {
             let mut e = h.eval;
+            // A stored score that bounds the true score beyond the static eval refines it.
             if let Some(s) = tt_score {
-                if s.abs() < MATE_BOUND
-                    && (h.bound == Bound::Exact
-                        || (h.bound == Bound::Lower && s > e)
-                        || (h.bound == Bound::Upper && s < e))
-                {
+                if s.abs() < MATE_BOUND && h.bound.cuts(s, e, e) {
                     e = s;
                 }
             }
@@ -734,7 +719,17 @@ impl Worker {
         } else {
             let e = evaluate(pos);
             if excluded.is_none() {
-                shared.tt.store(key, None, -INFINITE, e, -8, Bound::None, NT::PV);
+                tt_slot.store(
+                    key,
+                    TtEntry {
+                        mv: None,
+                        score: -INFINITE,
+                        eval: e,
+                        depth: TT_DEPTH_EVAL_ONLY,
+                        bound: Bound::None,
+                        pv: NT::PV,
+                    },
+                );
             }
             e
         };
@@ -788,7 +783,7 @@ impl Worker {
                 );
                 self.keys.pop();
                 self.stack[ply].null = false;
-                if self.aborted(shared) {
+                if shared.stopped() {
                     return DRAW;
                 }
                 if score >= beta {
@@ -904,7 +899,6 @@ impl Worker {
             self.stack[ply].mv = Some(m);
             self.stack[ply].pt = Some(piece_to(pos, m));
             self.keys.push(child.key());
-            shared.tt.prefetch(child.key());
 
             let mut score = -INFINITE;
             // Late moves get a reduced null-window search first; a full-depth null-window
@@ -962,7 +956,7 @@ impl Worker {
             }
             self.keys.pop();
 
-            if self.aborted(shared) {
+            if shared.stopped() {
                 return DRAW;
             }
 
@@ -1037,14 +1031,16 @@ impl Worker {
             } else {
                 Bound::Upper
             };
-            shared.tt.store(
+            tt_slot.store(
                 key,
-                best_move,
-                score_to_tt(best_score, ply),
-                if in_check { -INFINITE } else { eval },
-                depth,
-                bound,
-                NT::PV,
+                TtEntry {
+                    mv: best_move,
+                    score: score_to_tt(best_score, ply),
+                    eval: if in_check { -INFINITE } else { eval },
+                    depth,
+                    bound,
+                    pv: NT::PV,
+                },
             );
         }
         best_score
@@ -1120,15 +1116,10 @@ impl Worker {
             return DRAW;
         }
         let key = pos.key();
-        let tt_hit = shared.tt.probe(key);
+        let (tt_hit, tt_slot) = shared.tt.probe(key);
         let tt_score = tt_hit.map(|h| score_from_tt(h.score, ply));
         if let (false, Some(h), Some(s)) = (NT::PV, tt_hit, tt_score) {
-            if match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-                Bound::None => false,
-            } {
+            if h.bound.cuts(s, alpha, beta) {
                 return s;
             }
         }
@@ -1146,14 +1137,16 @@ impl Worker {
             best_score = eval;
             if best_score >= beta {
                 if tt_hit.is_none() {
-                    shared.tt.store(
+                    tt_slot.store(
                         key,
-                        None,
-                        score_to_tt(best_score, ply),
-                        eval,
-                        -1,
-                        Bound::Lower,
-                        false,
+                        TtEntry {
+                            mv: None,
+                            score: score_to_tt(best_score, ply),
+                            eval,
+                            depth: TT_DEPTH_QSEARCH,
+                            bound: Bound::Lower,
+                            pv: false,
+                        },
                     );
                 }
                 return best_score;
@@ -1189,7 +1182,7 @@ impl Worker {
             self.keys.push(child.key());
             let score = -self.qsearch::<NT>(&child, -beta, -alpha, ply + 1, qply + 1, shared);
             self.keys.pop();
-            if self.aborted(shared) {
+            if shared.stopped() {
                 return DRAW;
             }
             if score > best_score {
@@ -1210,7 +1203,17 @@ impl Worker {
             return -MATE + ply as i32;
         }
         let bound = if best_score >= beta { Bound::Lower } else { Bound::Upper };
-        shared.tt.store(key, best_move, score_to_tt(best_score, ply), eval, -1, bound, NT::PV);
+        tt_slot.store(
+            key,
+            TtEntry {
+                mv: best_move,
+                score: score_to_tt(best_score, ply),
+                eval,
+                depth: TT_DEPTH_QSEARCH,
+                bound,
+                pv: NT::PV,
+            },
+        );
         best_score
     }
 }

@@ -122,3 +122,14 @@ pub const MATE_SOLVER_NODES_PERMILLE: u64 = 250;
 /// Mate solver: positions it may visit in a search without a clock or node limit (depth,
 /// infinite, bench), so that such searches stay deterministic.
 pub const MATE_SOLVER_NODES: u64 = 20_000;
+
+/// Depth stored with an entry that holds only a static evaluation (below every search depth,
+/// so any searched result replaces it).
+pub const TT_DEPTH_EVAL_ONLY: i32 = -8;
+/// Depth stored by quiescence search (below every main-search depth).
+pub const TT_DEPTH_QSEARCH: i32 = -1;
+/// The main thread checks the clock and node limits every this many nodes.
+pub const LIMIT_CHECK_NODES: u64 = 1024;
+/// Aspiration fail-high/low lines are reported only after this many milliseconds (GUIs
+/// ignore their scores; short searches stay quiet).
+pub const BOUND_REPORT_MS: u64 = 3000;

@@ -1,0 +1,132 @@
+//! Lazy SMP: the threads of one search, and which thread's result is played.
+//!
+//! Every worker runs the same iterative deepening on the same root; they share only the
+//! transposition table and the atomics in [`Shared`] (stop flag, node counters), so a
+//! helper's findings reach the main thread through the table. The main worker runs on the
+//! calling thread; helpers stop when it is done.
+
+use super::{Shared, Worker};
+use crate::core::{Move, Position};
+use crate::score::{DRAW, INFINITE, MATE};
+use crate::tt::{Bound, TranspositionTable};
+
+/// Stack size of search threads: the search recurses up to `MAX_PLY` deep with move lists
+/// on the stack.
+pub const SEARCH_STACK: usize = 64 * 1024 * 1024;
+
+/// The outcome of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    /// Move to play; `None` when there is no legal move.
+    pub best: Option<Move>,
+    /// Expected reply, for pondering.
+    pub ponder: Option<Move>,
+    /// Score of `best` (internal units).
+    pub score: i32,
+    /// Depth completed.
+    pub depth: i32,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+}
+
+/// Runs the search on `workers` (prepared for `root`): worker 0 on this thread, the others
+/// on threads of their own. Returns when worker 0 is done and every helper has stopped. A
+/// position without legal moves reports its mate or stalemate score at once.
+pub fn search(root: &Position, workers: &mut [Worker], shared: &Shared) {
+    if workers[0].root_moves().is_empty() {
+        shared.reporter.info(&super::Info {
+            depth: 0,
+            seldepth: 0,
+            multipv: 1,
+            score: no_move_score(root),
+            bound: Bound::Exact,
+            nodes: 0,
+            time_ms: 0,
+            hashfull: 0,
+            pv: Vec::new(),
+        });
+        return;
+    }
+    let (main, helpers) = workers.split_first_mut().expect("at least one worker");
+    std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for w in helpers.iter_mut() {
+            let builder = std::thread::Builder::new()
+                .name(format!("search-{}", w.id))
+                .stack_size(SEARCH_STACK);
+            match builder.spawn_scoped(scope, move || w.iterative_deepening(root, shared)) {
+                Ok(h) => handles.push(h),
+                Err(e) => log::error!("could not start a search thread: {e}"),
+            }
+        }
+        main.iterative_deepening(root, shared);
+        // The main worker is done: helpers stop with it.
+        shared.stop();
+        for h in handles {
+            let _ = h.join();
+        }
+    });
+}
+
+/// The result of a finished search, with its last score line reported unless the main
+/// thread already showed it (none for a position without legal moves: `search` showed it).
+pub fn conclude(root: &Position, workers: &[Worker], shared: &Shared) -> SearchResult {
+    let Some(best) = best_worker(workers, shared.multipv) else {
+        let score = no_move_score(root);
+        return SearchResult { best: None, ponder: None, score, depth: 0, nodes: 0 };
+    };
+    let w = &workers[best];
+    let rm = &w.root_moves()[0];
+    let nodes = shared.total_nodes().max(workers.iter().map(Worker::nodes).sum());
+    // The score of the latest search of the move; a search stopped before any root move was
+    // searched falls back to the static evaluation, so a score line always precedes the move.
+    let score = [rm.score, rm.prev_score]
+        .into_iter()
+        .find(|&s| s != -INFINITE)
+        .unwrap_or_else(|| crate::eval::evaluate(root));
+    let ponder = rm.pv.get(1).copied().or_else(|| ponder_from_tt(&shared.tt, root, rm.mv));
+    let already_shown = best == 0 && w.last_reported() == Some(&(score, rm.pv.clone()));
+    if !already_shown {
+        shared.report_line(rm, w.completed_depth.max(1), score, Bound::Exact, 1, nodes);
+    }
+    SearchResult { best: Some(rm.mv), ponder, score, depth: w.completed_depth, nodes }
+}
+
+/// The score of a position without legal moves: mated or stalemated.
+fn no_move_score(root: &Position) -> i32 {
+    if root.in_check() {
+        -MATE
+    } else {
+        DRAW
+    }
+}
+
+/// Which worker's move is played: the main thread's, unless a helper completed a deeper
+/// iteration with a score at least as good (MultiPV always uses the main thread). `None`
+/// when there is no legal move.
+fn best_worker(workers: &[Worker], multipv: usize) -> Option<usize> {
+    if workers[0].root_moves().is_empty() {
+        return None;
+    }
+    let mut best = 0;
+    if multipv == 1 {
+        for i in 1..workers.len() {
+            let (a, b) = (&workers[best], &workers[i]);
+            if b.root_moves().is_empty() || b.completed_depth == 0 {
+                continue;
+            }
+            let (sa, sb) = (a.root_moves()[0].score, b.root_moves()[0].score);
+            if b.completed_depth > a.completed_depth && sb >= sa {
+                best = i;
+            }
+        }
+    }
+    Some(best)
+}
+
+/// The expected reply when the principal variation has none: the table's move in the
+/// position after `best`, if legal there.
+fn ponder_from_tt(tt: &TranspositionTable, root: &Position, best: Move) -> Option<Move> {
+    let child = root.after(best);
+    tt.get(child.key()).and_then(|h| h.mv).filter(|&m| child.is_legal(m))
+}
