@@ -551,10 +551,24 @@ impl Position {
     // ----- Making moves -----
 
     /// Plays `m`, which must be legal in this position (from the move generator, or checked
-    /// with `is_legal`).
+    /// with `is_legal`). A move whose from-square is empty, which no caller produces (input
+    /// moves are checked first), leaves the position unchanged and is logged as an error,
+    /// rather than half-playing it.
     pub fn play_unchecked(&mut self, m: Move) {
         let us = self.turn;
         let them = us.flip();
+        let kind = m.kind();
+        let mover = match kind {
+            MoveKind::Drop(_) => None,
+            _ => match self.board[m.from().index()] {
+                Some(p) => Some(p),
+                None => {
+                    debug_assert!(false, "no piece on {} for {m}", m.from());
+                    log::error!("move {m} without a piece on {} ignored", m.from());
+                    return;
+                }
+            },
+        };
         let mut key = self.key ^ zobrist::side();
         if let Some(ep) = self.ep_square.take() {
             key ^= zobrist::ep_file(ep.file().index());
@@ -562,8 +576,8 @@ impl Position {
         self.halfmoves = self.halfmoves.saturating_add(1);
         let to = m.to();
 
-        match m.kind() {
-            MoveKind::Drop(role) => {
+        match (kind, mover) {
+            (MoveKind::Drop(role), _) => {
                 let after = self.hands[us.index()].remove(role);
                 key ^= zobrist::hand(us, role, after);
                 let p = Piece::new(us, role);
@@ -573,13 +587,22 @@ impl Position {
                     self.halfmoves = 0;
                 }
             }
-            kind => {
+            (MoveKind::Castle, Some(king)) => {
                 let from = m.from();
-                let Some(mover) = self.board[from.index()] else {
-                    debug_assert!(false, "no piece on {from} for {m}");
-                    return;
+                key ^= self.relocate(king, from, to, king);
+                let king_side = to.file().index() > from.file().index();
+                let (rook_from, rook_to) = if king_side {
+                    (Square::H1.relative_to(us), Square::F1.relative_to(us))
+                } else {
+                    (Square::A1.relative_to(us), Square::D1.relative_to(us))
                 };
-                // Capture (en passant takes the pawn behind the target square).
+                let rook = Piece::new(us, Role::Rook);
+                key ^= self.relocate(rook, rook_from, rook_to, rook);
+                key ^= self.lose_castling(from, to);
+            }
+            (_, Some(mover)) => {
+                let from = m.from();
+                // En passant takes the pawn behind the target square.
                 let cap_sq = if kind == MoveKind::EnPassant {
                     Square::new(
                         if us == Color::White { to.index() - 8 } else { to.index() + 8 } as u8
@@ -588,73 +611,25 @@ impl Position {
                     to
                 };
                 if let Some(captured) = self.board[cap_sq.index()] {
-                    if kind != MoveKind::Castle {
-                        self.take(captured, cap_sq);
-                        key ^= zobrist::piece(captured, cap_sq);
-                        let mut role = captured.role();
-                        if self.promoted.contains(cap_sq) {
-                            self.promoted ^= Bitboard::from(cap_sq);
-                            key ^= zobrist::promoted(cap_sq);
-                            if !self.variant.drop_loop() {
-                                role = Role::Pawn;
-                            }
-                        }
-                        let before = self.hands[us.index()].add(role);
-                        key ^= zobrist::hand(us, role, before);
-                        self.halfmoves = 0;
-                    }
+                    key ^= self.capture_to_hand(us, captured, cap_sq);
+                    self.halfmoves = 0;
                 }
-                self.take(mover, from);
-                key ^= zobrist::piece(mover, from);
                 let placed = match kind {
-                    MoveKind::Promotion(role) => {
-                        self.promoted |= Bitboard::from(to);
-                        key ^= zobrist::promoted(to);
-                        Piece::new(us, role)
-                    }
+                    MoveKind::Promotion(role) => Piece::new(us, role),
                     _ => mover,
                 };
-                self.put(placed, to);
-                key ^= zobrist::piece(placed, to);
-                if self.promoted.contains(from) {
-                    self.promoted ^= Bitboard::from(from) | Bitboard::from(to);
-                    key ^= zobrist::promoted(from) ^ zobrist::promoted(to);
-                }
-                if kind == MoveKind::Castle {
-                    let king_side = to.file().index() > from.file().index();
-                    let (rook_from, rook_to) = if king_side {
-                        (Square::H1.relative_to(us), Square::F1.relative_to(us))
-                    } else {
-                        (Square::A1.relative_to(us), Square::D1.relative_to(us))
-                    };
-                    let rook = Piece::new(us, Role::Rook);
-                    self.take(rook, rook_from);
-                    self.put(rook, rook_to);
-                    key ^= zobrist::piece(rook, rook_from) ^ zobrist::piece(rook, rook_to);
-                    if self.promoted.contains(rook_from) {
-                        self.promoted ^= Bitboard::from(rook_from) | Bitboard::from(rook_to);
-                        key ^= zobrist::promoted(rook_from) ^ zobrist::promoted(rook_to);
-                    }
+                key ^= self.relocate(mover, from, to, placed);
+                if let MoveKind::Promotion(_) = kind {
+                    self.promoted |= Bitboard::from(to);
+                    key ^= zobrist::promoted(to);
                 }
                 if mover.role() == Role::Pawn {
                     self.halfmoves = 0;
-                    let diff = to.index() as i32 - from.index() as i32;
-                    if diff == 16 || diff == -16 {
-                        let ep = Square::new(((from.index() + to.index()) / 2) as u8);
-                        // Only a capturable en-passant square is part of the position.
-                        if (pawn_attacks(us, ep) & self.pieces(them, Role::Pawn)).any() {
-                            self.ep_square = Some(ep);
-                            key ^= zobrist::ep_file(ep.file().index());
-                        }
-                    }
+                    key ^= self.set_ep_square(from, to);
                 }
-                let lost = CASTLING_MASK[from.index()] | CASTLING_MASK[to.index()];
-                if self.castling.0 & lost != 0 {
-                    key ^= zobrist::castling(self.castling.0);
-                    self.castling.0 &= !lost;
-                    key ^= zobrist::castling(self.castling.0);
-                }
+                key ^= self.lose_castling(from, to);
             }
+            (_, None) => unreachable!("board moves have a mover (checked above)"),
         }
 
         if us == Color::Black {
@@ -663,6 +638,62 @@ impl Position {
         self.turn = them;
         self.key = key;
         self.checkers = self.attackers_to(self.king(them), us, self.occupied());
+    }
+
+    /// Takes `captured` off `sq` into `captor`'s pocket: as a pawn if it was promoted
+    /// (crazyhouse), with its rank otherwise (loop, chessgi). Returns the key change.
+    fn capture_to_hand(&mut self, captor: Color, captured: Piece, sq: Square) -> u64 {
+        self.take(captured, sq);
+        let mut key = zobrist::piece(captured, sq);
+        let mut role = captured.role();
+        if self.promoted.contains(sq) {
+            self.promoted ^= Bitboard::from(sq);
+            key ^= zobrist::promoted(sq);
+            if !self.variant.drop_loop() {
+                role = Role::Pawn;
+            }
+        }
+        let before = self.hands[captor.index()].add(role);
+        key ^ zobrist::hand(captor, role, before)
+    }
+
+    /// Moves `piece` from `from` to `to`, where it becomes `placed` (a promotion), carrying a
+    /// promoted mark along. Returns the key change.
+    fn relocate(&mut self, piece: Piece, from: Square, to: Square, placed: Piece) -> u64 {
+        self.take(piece, from);
+        self.put(placed, to);
+        let mut key = zobrist::piece(piece, from) ^ zobrist::piece(placed, to);
+        if self.promoted.contains(from) {
+            self.promoted ^= Bitboard::from(from) | Bitboard::from(to);
+            key ^= zobrist::promoted(from) ^ zobrist::promoted(to);
+        }
+        key
+    }
+
+    /// After a pawn move `from`-`to`: the en-passant square of a double push, when a pawn can
+    /// take there (only a capturable square is part of the position). Returns the key change.
+    fn set_ep_square(&mut self, from: Square, to: Square) -> u64 {
+        if from.index().abs_diff(to.index()) != 16 {
+            return 0;
+        }
+        let ep = Square::new(((from.index() + to.index()) / 2) as u8);
+        let us = self.turn;
+        if (pawn_attacks(us, ep) & self.pieces(us.flip(), Role::Pawn)).any() {
+            self.ep_square = Some(ep);
+            return zobrist::ep_file(ep.file().index());
+        }
+        0
+    }
+
+    /// Castling rights lost by a move touching `from` and `to`. Returns the key change.
+    fn lose_castling(&mut self, from: Square, to: Square) -> u64 {
+        let lost = CASTLING_MASK[from.index()] | CASTLING_MASK[to.index()];
+        if self.castling.0 & lost == 0 {
+            return 0;
+        }
+        let before = self.castling.0;
+        self.castling.0 &= !lost;
+        zobrist::castling(before) ^ zobrist::castling(self.castling.0)
     }
 
     /// The position after `m` (a legal move).

@@ -333,22 +333,6 @@ impl Xboard {
             None => (line, ""),
         };
         match cmd {
-            "" | "xboard" | "accepted" | "rejected" | "random" | "computer" | "name" | "rating"
-            | "ics" | "draw" | "hint" | "bk" | "egtpath" | "otim" | "post" | "nopost" | "hard"
-            | "easy" | "variant" | "new" | "force" | "go" | "playother" | "level" | "st" | "sd"
-            | "nps" | "time" | "?" | "ping" | "undo" | "remove" | "analyze" | "exit" | "."
-            | "memory" | "cores" | "option" | "result" | "setboard" | "holding" | "usermove"
-            | "protover" | "quit" | "white" | "black" | "edit" => {}
-            _ if self.looks_like_move(cmd) => {
-                self.user_move(cmd);
-                return true;
-            }
-            _ => {
-                error("unknown command", line);
-                return true;
-            }
-        }
-        match cmd {
             "protover" => self.features(),
             "new" => {
                 let analyzing = self.reporter_analyzing();
@@ -415,7 +399,6 @@ impl Xboard {
                 Ok(cs) => self.time_ms = Some((cs.max(0) as u64).saturating_mul(10)),
                 Err(_) => error("bad time", arg),
             },
-            "otim" => {}
             "?" => {
                 if let Mode::Thinking(_) = self.mode {
                     self.engine.stop();
@@ -477,7 +460,11 @@ impl Xboard {
             "usermove" => self.user_move(arg),
             "edit" => error("unsupported", "edit (use setboard)"),
             "quit" => return false,
-            _ => {}
+            // Routine commands with nothing to do here.
+            "" | "xboard" | "accepted" | "rejected" | "random" | "computer" | "name" | "rating"
+            | "ics" | "draw" | "hint" | "bk" | "egtpath" | "otim" => {}
+            _ if self.looks_like_move(cmd) => self.user_move(cmd),
+            _ => error("unknown command", line),
         }
         true
     }
