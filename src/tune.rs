@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use crate::core::{Color, Game, Move, Position, Variant};
 use crate::engine::{Engine, SearchRequest};
 use crate::eval::weights::{
-    DANGER_CAP, DANGER_DIVISOR, DEFAULT_WEIGHTS, HAND_MADE_WEIGHTS, NUM_WEIGHTS,
+    DANGER_CAP, DANGER_DIVISOR, DEFAULT_WEIGHTS, HAND_MADE_WEIGHTS, NUM_WEIGHTS, SECTIONS,
 };
 use crate::eval::{evaluate_with, Tracer};
 use crate::rng::Rng;
@@ -428,48 +428,17 @@ pub fn tune(cfg: &TuneConfig) -> std::io::Result<()> {
     write_weights(&cfg.out, &best_weights, k, data.len())
 }
 
-/// Writes the weights as Rust source, grouped by the named sections of `eval::weights`.
+/// Writes the weights as Rust source, one comment per section of `eval::weights::SECTIONS`.
 fn write_weights(path: &str, w: &[f64], k: f64, positions: usize) -> std::io::Result<()> {
-    use crate::eval::weights as ws;
-    let sections: &[(&str, usize)] = &[
-        ("MATERIAL_BOARD", ws::MATERIAL_BOARD),
-        ("MATERIAL_HAND", ws::MATERIAL_HAND),
-        ("PROMOTED", ws::PROMOTED),
-        ("PSQT pawn", ws::PSQT),
-        ("PSQT knight", ws::PSQT + 64),
-        ("PSQT bishop", ws::PSQT + 128),
-        ("PSQT rook", ws::PSQT + 192),
-        ("PSQT queen", ws::PSQT + 256),
-        ("PSQT king", ws::PSQT + 320),
-        ("MOBILITY knight", ws::MOBILITY),
-        ("MOBILITY bishop", ws::MOBILITY + ws::MOBILITY_OFFSETS[1]),
-        ("MOBILITY rook", ws::MOBILITY + ws::MOBILITY_OFFSETS[2]),
-        ("MOBILITY queen", ws::MOBILITY + ws::MOBILITY_OFFSETS[3]),
-        ("BISHOP_PAIR, DOUBLED_PAWN, ISOLATED_PAWN", ws::BISHOP_PAIR),
-        ("PASSED_PAWN", ws::PASSED_PAWN),
-        ("TEMPO, DROP_MOBILITY, PAWN_THREAT, HANGING, ROOK_OPEN_FILE", ws::TEMPO),
-        ("TROPISM knight, bishop, rook, queen (distance 1..7)", ws::TROPISM),
-        ("KD_BIAS", ws::KD_BIAS),
-        ("KD_ATTACKER", ws::KD_ATTACKER),
-        ("KD_RING_ATTACKS", ws::KD_RING_ATTACKS),
-        ("KD_HAND", ws::KD_HAND),
-        ("KD_SAFE_CHECK", ws::KD_SAFE_CHECK),
-        (
-            "KD_HOLE, KD_WEAK_RING, KD_SHIELD, KD_DEFENDER, KD_OPEN_FILE, KD_SUPPORTED_HOLE",
-            ws::KD_HOLE,
-        ),
-        ("HANGING_TO_MOVE, MINOR_THREAT, KD_NOT_TO_MOVE", ws::HANGING_TO_MOVE),
-    ];
     let mut s = String::new();
     s.push_str("//! Evaluation weights fitted by `madhouse tune` (do not edit by hand; rerun the tuner).\n");
     s.push_str(&format!("//! Fitted on {positions} positions, K = {k:.3}.\n\n"));
     s.push_str("use super::weights::NUM_WEIGHTS;\n\n");
     s.push_str("/// The tuned weights, in the layout of `eval::weights`.\n");
     s.push_str("#[rustfmt::skip]\npub const TUNED: [i32; NUM_WEIGHTS] = [\n");
-    for (j, (name, start)) in sections.iter().enumerate() {
-        let end = sections.get(j + 1).map_or(NUM_WEIGHTS, |b| b.1);
-        s.push_str(&format!("    // {name}\n   "));
-        for (c, x) in w[*start..end].iter().enumerate() {
+    for section in SECTIONS {
+        s.push_str(&format!("    // {}\n   ", section.name));
+        for (c, x) in w[section.start..section.start + section.len].iter().enumerate() {
             if c > 0 && c % 16 == 0 {
                 s.push_str("\n   ");
             }

@@ -119,7 +119,7 @@ fn side_terms<T: Tracer>(
         add(t, MATERIAL_HAND + role.index(), hand.count(role) as i32);
         if role != Role::Pawn {
             // Promotions to minor pieces and rooks are rare: they share one weight.
-            let slot = if role == Role::Queen { 3 } else { 0 };
+            let slot = if role == Role::Queen { 1 } else { 0 };
             add(t, PROMOTED + slot, (on_board & promoted).count() as i32);
         }
     }
@@ -311,60 +311,54 @@ fn king_danger<T: Tracer>(
     penalty
 }
 
-/// A per-term breakdown of the evaluation, for the `eval` command.
+/// A per-term breakdown of the evaluation, for the `eval` command: one row per label of
+/// [`SECTIONS`], in table order, then the king-danger penalty.
 pub fn breakdown(pos: &Position) -> String {
-    struct Groups {
+    struct Rows {
         sums: Vec<(&'static str, [i32; 2])>,
         danger: [(i32, i32); 2],
     }
-    fn group(idx: usize) -> usize {
-        match idx {
-            i if i < MATERIAL_HAND => 0,
-            i if i < PROMOTED => 1,
-            i if i < PSQT => 2,
-            i if i < MOBILITY => 3,
-            i if i < BISHOP_PAIR => 4,
-            i if i < TEMPO => 5,
-            i if i < DROP_MOBILITY => 6,
-            i if i < PAWN_THREAT => 7,
-            i if i < TROPISM => 8,
-            _ => 9,
+    impl Rows {
+        fn row(&mut self, label: &'static str) -> &mut [i32; 2] {
+            let i = match self.sums.iter().position(|(l, _)| *l == label) {
+                Some(i) => i,
+                None => {
+                    self.sums.push((label, [0, 0]));
+                    self.sums.len() - 1
+                }
+            };
+            &mut self.sums[i].1
         }
     }
-    impl Tracer for Groups {
+    impl Tracer for Rows {
         const ENABLED: bool = true;
         fn linear(&mut self, color: Color, idx: usize, n: i32) {
-            self.sums[group(idx)].1[color.index()] += DEFAULT_WEIGHTS[idx] * n;
+            if let Shown::Row(label) = section_of(idx).shown {
+                self.row(label)[color.index()] += DEFAULT_WEIGHTS[idx] * n;
+            }
         }
         fn danger(&mut self, _: Color, _: usize, _: i32) {}
         fn danger_total(&mut self, color: Color, sum: i32, penalty: i32) {
             self.danger[color.index()] = (sum, penalty);
         }
     }
-    let names = [
-        "Material (board)",
-        "Material (hand)",
-        "Promoted pieces",
-        "Piece squares",
-        "Mobility",
-        "Pawns & bishops",
-        "Tempo",
-        "Drop mobility",
-        "Threats & rooks",
-        "King tropism",
-    ];
-    let mut g = Groups { sums: names.iter().map(|&n| (n, [0, 0])).collect(), danger: [(0, 0); 2] };
-    let total = evaluate_with(pos, &DEFAULT_WEIGHTS, &mut g);
-    let mut out = String::new();
-    out.push_str("      Term           |  White |  Black |  Total\n");
-    out.push_str("---------------------+--------+--------+--------\n");
-    for (name, [wv, bv]) in &g.sums {
-        out.push_str(&format!("{name:<20} | {wv:>6} | {bv:>6} | {:>6}\n", wv - bv));
+    let mut rows = Rows { sums: Vec::new(), danger: [(0, 0); 2] };
+    for s in SECTIONS {
+        if let Shown::Row(label) = s.shown {
+            rows.row(label);
+        }
     }
-    let [(wd, wp), (bd, bp)] = g.danger;
-    out.push_str(&format!("{:<20} | {:>6} | {:>6} | {:>6}\n", "King danger", -wp, -bp, bp - wp));
+    let total = evaluate_with(pos, &DEFAULT_WEIGHTS, &mut rows);
+    let mut out = String::new();
+    out.push_str("      Term             |  White |  Black |  Total\n");
+    out.push_str("-----------------------+--------+--------+--------\n");
+    for (name, [wv, bv]) in &rows.sums {
+        out.push_str(&format!("{name:<22} | {wv:>6} | {bv:>6} | {:>6}\n", wv - bv));
+    }
+    let [(wd, wp), (bd, bp)] = rows.danger;
+    out.push_str(&format!("{:<22} | {:>6} | {:>6} | {:>6}\n", "King danger", -wp, -bp, bp - wp));
     out.push_str(&format!("  (danger sums: white king {wd}, black king {bd})\n"));
-    out.push_str("---------------------+--------+--------+--------\n");
+    out.push_str("-----------------------+--------+--------+--------\n");
     out.push_str(&format!(
         "Final evaluation: {total} cp from {}'s side ({} cp from White's)\n",
         pos.turn().name(),
@@ -414,6 +408,18 @@ mod tests {
         let p = pos("r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[Pp] b KQkq - 0 1");
         let text = breakdown(&p);
         assert!(text.contains(&format!("Final evaluation: {} cp", evaluate(&p))), "{text}");
-        assert!(text.contains("King danger"));
+        // The rows' totals (white minus black) add up to the evaluation from white's side:
+        // no term is lost or counted twice.
+        let rows: i32 = text
+            .lines()
+            .filter(|l| l.matches('|').count() == 3 && !l.contains("Term"))
+            .map(|l| l.rsplit('|').next().unwrap().trim().parse::<i32>().unwrap())
+            .sum();
+        assert_eq!(rows, evaluate(&p) * p.turn().sign(), "{text}");
+        for s in SECTIONS {
+            if let Shown::Row(label) = s.shown {
+                assert!(text.contains(label), "{label} missing: {text}");
+            }
+        }
     }
 }

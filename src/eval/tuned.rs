@@ -10,8 +10,8 @@ pub const TUNED: [i32; NUM_WEIGHTS] = [
     101, 313, 300, 349, 593,
     // MATERIAL_HAND
     137, 282, 261, 192, 427,
-    // PROMOTED
-    31, -369, 300, 109,
+    // PROMOTED minor/rook, queen
+    31, 109,
     // PSQT pawn
     0, 0, 0, 0, 0, 0, 0, 0, -38, 15, 42, -61, -45, 94, 107, -74,
     -32, -27, -18, 9, -25, 29, -19, -55, -38, -31, -32, -24, -3, -1, -49, -84,
@@ -51,12 +51,24 @@ pub const TUNED: [i32; NUM_WEIGHTS] = [
     // MOBILITY queen
     -64, -35, -19, -30, -39, -25, -1, 1, 23, 32, 23, 30, 39, 59, 62, 67,
     49, 115, 37, 36, -173, 177, 226, -3, 141, 24, 26, 28,
-    // BISHOP_PAIR, DOUBLED_PAWN, ISOLATED_PAWN
-    52, 16, 2,
+    // BISHOP_PAIR
+    52,
+    // DOUBLED_PAWN
+    16,
+    // ISOLATED_PAWN
+    2,
     // PASSED_PAWN
     0, -24, -12, -18, 61, -26, 40, 0,
-    // TEMPO, DROP_MOBILITY, PAWN_THREAT, HANGING, ROOK_OPEN_FILE
-    -353, -2, 173, -122, 53,
+    // TEMPO
+    -353,
+    // DROP_MOBILITY
+    -2,
+    // PAWN_THREAT
+    173,
+    // HANGING
+    -122,
+    // ROOK_OPEN_FILE
+    53,
     // TROPISM knight, bishop, rook, queen (distance 1..7)
     169, 206, 152, 17, -53, -93, -117, 218, 201, 91, 49, -13, -58, -45, 35, 131,
     143, 85, 24, -27, -15, 12, 301, 109, 9, -84, -116, -170,
@@ -70,8 +82,22 @@ pub const TUNED: [i32; NUM_WEIGHTS] = [
     -3, 11, 8, 71, 52,
     // KD_SAFE_CHECK
     30, 64, 20, 23, 20,
-    // KD_HOLE, KD_WEAK_RING, KD_SHIELD, KD_DEFENDER, KD_OPEN_FILE, KD_SUPPORTED_HOLE
-    -2, 20, -17, 0, 19, 35,
-    // HANGING_TO_MOVE, MINOR_THREAT, KD_NOT_TO_MOVE
-    -65, 111, 201,
+    // KD_HOLE
+    -2,
+    // KD_WEAK_RING
+    20,
+    // KD_SHIELD
+    -17,
+    // KD_DEFENDER
+    0,
+    // KD_OPEN_FILE
+    19,
+    // KD_SUPPORTED_HOLE
+    35,
+    // HANGING_TO_MOVE
+    -65,
+    // MINOR_THREAT
+    111,
+    // KD_NOT_TO_MOVE
+    201,
 ];

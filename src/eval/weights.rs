@@ -1,9 +1,11 @@
 //! Every evaluation weight, named, in one flat table.
 //!
-//! The evaluation reads weights by the named offsets below; the tuner (`madhouse tune`) fits
-//! the whole table to game results and prints a replacement for `DEFAULT_WEIGHTS`. Units are
-//! centipawns except the king-danger inputs, which are "danger units" turned into a penalty
-//! by `danger_penalty` (quadratic, capped).
+//! The evaluation reads weights by the named offsets below; [`SECTIONS`] lists the same
+//! layout once more as data (name, offset, length, the row `eval` shows it in), which the
+//! tuner's output file and the `eval` breakdown read, and a test checks against the offsets.
+//! The tuner (`madhouse tune`) fits the whole table to game results and writes a replacement
+//! for `DEFAULT_WEIGHTS`. Units are centipawns except the king-danger inputs, which are
+//! "danger units" turned into a penalty by `danger_penalty` (quadratic, capped).
 
 /// Material of a piece on the board, pawn..queen.
 pub const MATERIAL_BOARD: usize = 0;
@@ -12,10 +14,10 @@ pub const MATERIAL_BOARD: usize = 0;
 pub const MATERIAL_HAND: usize = MATERIAL_BOARD + 5;
 /// Adjustment for a promoted piece on the board: it returns to the captor's hand as a pawn,
 /// so it is worth less than an original piece. Entry 0 serves knights, bishops and rooks
-/// (rare promotions), entry 3 queens; entries 1 and 2 are unused.
+/// (rare promotions), entry 1 queens.
 pub const PROMOTED: usize = MATERIAL_HAND + 5;
 /// Piece-square tables, pawn..king, 64 squares each from white's side (a1 = 0).
-pub const PSQT: usize = PROMOTED + 4;
+pub const PSQT: usize = PROMOTED + 2;
 /// Mobility by number of safe squares: knight 0..=8, bishop 0..=13, rook 0..=14, queen 0..=27.
 pub const MOBILITY: usize = PSQT + 6 * 64;
 /// Offsets of each role's mobility table inside `MOBILITY` (knight, bishop, rook, queen).
@@ -33,7 +35,12 @@ pub const DOUBLED_PAWN: usize = BISHOP_PAIR + 1;
 pub const ISOLATED_PAWN: usize = DOUBLED_PAWN + 1;
 /// Passed pawn by relative rank (index 0..8).
 pub const PASSED_PAWN: usize = ISOLATED_PAWN + 1;
-/// Bonus for the side to move.
+/// Bonus for the side to move. Fitted together with `KD_NOT_TO_MOVE`, which adds danger
+/// units to the king of the side not to move: inside the quadratic danger penalty a constant
+/// shift of `s` units is worth about `2·s·d/512` cp for a danger sum `d`, so the two weights
+/// are nearly collinear and the fit trades one for the other (tuned: TEMPO -353 against
+/// KD_NOT_TO_MOVE +201, a net +37 cp for the side to move at the start position). Read the
+/// two together.
 pub const TEMPO: usize = PASSED_PAWN + 8;
 /// Bonus per drop square in the enemy half that the enemy does not attack, for each role held
 /// (knight..queen); pawns excluded (they cannot reach far).
@@ -89,6 +96,90 @@ pub const KD_NOT_TO_MOVE: usize = MINOR_THREAT + 1;
 /// Total number of weights.
 pub const NUM_WEIGHTS: usize = KD_NOT_TO_MOVE + 1;
 
+/// Where a section of weights is shown by `eval`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Its own row, with this label (sections with the same label share a row).
+    Row(&'static str),
+    /// An input of the king-danger sum, shown as the "King danger" row.
+    KingDanger,
+}
+
+/// A named run of weights.
+#[derive(Copy, Clone, Debug)]
+pub struct Section {
+    /// Name (the constant's name, with the role for per-role tables).
+    pub name: &'static str,
+    /// First index.
+    pub start: usize,
+    /// Number of weights.
+    pub len: usize,
+    /// Where `eval` shows it.
+    pub shown: Shown,
+}
+
+const fn section(name: &'static str, start: usize, len: usize, shown: Shown) -> Section {
+    Section { name, start, len, shown }
+}
+
+const fn row(label: &'static str) -> Shown {
+    Shown::Row(label)
+}
+
+const KD: Shown = Shown::KingDanger;
+
+/// The weight layout as data, in index order: contiguous, covering every weight once.
+pub const SECTIONS: &[Section] = &[
+    section("MATERIAL_BOARD", MATERIAL_BOARD, 5, row("Material (board)")),
+    section("MATERIAL_HAND", MATERIAL_HAND, 5, row("Material (hand)")),
+    section("PROMOTED minor/rook, queen", PROMOTED, 2, row("Promoted pieces")),
+    section("PSQT pawn", PSQT, 64, row("Piece squares")),
+    section("PSQT knight", PSQT + 64, 64, row("Piece squares")),
+    section("PSQT bishop", PSQT + 128, 64, row("Piece squares")),
+    section("PSQT rook", PSQT + 192, 64, row("Piece squares")),
+    section("PSQT queen", PSQT + 256, 64, row("Piece squares")),
+    section("PSQT king", PSQT + 320, 64, row("Piece squares")),
+    section("MOBILITY knight", MOBILITY + MOBILITY_OFFSETS[0], 9, row("Mobility")),
+    section("MOBILITY bishop", MOBILITY + MOBILITY_OFFSETS[1], 14, row("Mobility")),
+    section("MOBILITY rook", MOBILITY + MOBILITY_OFFSETS[2], 15, row("Mobility")),
+    section("MOBILITY queen", MOBILITY + MOBILITY_OFFSETS[3], 28, row("Mobility")),
+    section("BISHOP_PAIR", BISHOP_PAIR, 1, row("Bishop pair")),
+    section("DOUBLED_PAWN", DOUBLED_PAWN, 1, row("Doubled pawns")),
+    section("ISOLATED_PAWN", ISOLATED_PAWN, 1, row("Isolated pawns")),
+    section("PASSED_PAWN", PASSED_PAWN, 8, row("Passed pawns")),
+    section("TEMPO", TEMPO, 1, row("Tempo")),
+    section("DROP_MOBILITY", DROP_MOBILITY, 1, row("Drop mobility")),
+    section("PAWN_THREAT", PAWN_THREAT, 1, row("Pawn threats")),
+    section("HANGING", HANGING, 1, row("Hanging (not to move)")),
+    section("ROOK_OPEN_FILE", ROOK_OPEN_FILE, 1, row("Rook on open file")),
+    section(
+        "TROPISM knight, bishop, rook, queen (distance 1..7)",
+        TROPISM,
+        28,
+        row("King tropism"),
+    ),
+    section("KD_BIAS", KD_BIAS, 1, KD),
+    section("KD_ATTACKER", KD_ATTACKER, 5, KD),
+    section("KD_RING_ATTACKS", KD_RING_ATTACKS, 1, KD),
+    section("KD_HAND", KD_HAND, 5, KD),
+    section("KD_SAFE_CHECK", KD_SAFE_CHECK, 5, KD),
+    section("KD_HOLE", KD_HOLE, 1, KD),
+    section("KD_WEAK_RING", KD_WEAK_RING, 1, KD),
+    section("KD_SHIELD", KD_SHIELD, 1, KD),
+    section("KD_DEFENDER", KD_DEFENDER, 1, KD),
+    section("KD_OPEN_FILE", KD_OPEN_FILE, 1, KD),
+    section("KD_SUPPORTED_HOLE", KD_SUPPORTED_HOLE, 1, KD),
+    section("HANGING_TO_MOVE", HANGING_TO_MOVE, 1, row("Hanging (to move)")),
+    section("MINOR_THREAT", MINOR_THREAT, 1, row("Minor threats")),
+    section("KD_NOT_TO_MOVE", KD_NOT_TO_MOVE, 1, KD),
+];
+
+/// The section holding weight `idx`.
+pub fn section_of(idx: usize) -> &'static Section {
+    let i = SECTIONS.partition_point(|s| s.start <= idx);
+    &SECTIONS[i.saturating_sub(1)]
+}
+
 /// Divisor of the quadratic danger penalty.
 pub const DANGER_DIVISOR: i32 = 512;
 /// Largest king-danger penalty in centipawns.
@@ -116,9 +207,7 @@ const fn build_defaults() -> [i32; NUM_WEIGHTS] {
         i += 1;
     }
     w[PROMOTED] = -20;
-    w[PROMOTED + 1] = -20;
-    w[PROMOTED + 2] = -30;
-    w[PROMOTED + 3] = -60;
+    w[PROMOTED + 1] = -60;
     // Piece-square tables: centralisation for minor pieces, advanced pawns, and a king that
     // stays home behind its pawns (an exposed king is fatal with drops).
     let mut sq = 0;
@@ -207,3 +296,24 @@ pub static DEFAULT_WEIGHTS: [i32; NUM_WEIGHTS] = super::tuned::TUNED;
 /// The hand-made weights the first tuning run started from; `madhouse tune --start
 /// hand-made` fits afresh from them (by default it refines `DEFAULT_WEIGHTS`).
 pub static HAND_MADE_WEIGHTS: [i32; NUM_WEIGHTS] = build_defaults();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_cover_every_weight_once() {
+        let mut next = 0;
+        for s in SECTIONS {
+            assert_eq!(s.start, next, "{} starts at {} after a gap or overlap", s.name, s.start);
+            assert!(s.len > 0, "{} is empty", s.name);
+            next += s.len;
+        }
+        assert_eq!(next, NUM_WEIGHTS);
+        assert_eq!(MOBILITY_OFFSETS[3] + 28, MOBILITY_LEN);
+        for idx in 0..NUM_WEIGHTS {
+            let s = section_of(idx);
+            assert!((s.start..s.start + s.len).contains(&idx));
+        }
+    }
+}

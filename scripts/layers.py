@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Checks that no module of src/ imports from a layer above it.
+
+Layers, bottom up (README's code layout): core, rng, score -> eval, tt, time -> search ->
+engine -> protocol, with bench, perft and tune beside protocol. A module may use its own layer
+and those below. Run by .ci/run; prints each violation and exits 1 if there is one.
+"""
+import pathlib
+import re
+import sys
+
+LAYER = {
+    "core": 0, "rng": 0, "score": 0,
+    "eval": 1, "tt": 1, "time": 1,
+    "search": 2,
+    "engine": 3,
+    "protocol": 4, "bench": 4, "perft": 4, "tune": 4,
+}
+# perft is a rules tool: it may only use core.
+ALLOWED_BELOW = {"perft": {"core"}}
+
+def module_of(path: pathlib.Path, src: pathlib.Path) -> str:
+    rel = path.relative_to(src)
+    return rel.parts[0].removesuffix(".rs")
+
+def main() -> int:
+    src = pathlib.Path(__file__).resolve().parent.parent / "src"
+    bad = []
+    for path in sorted(src.rglob("*.rs")):
+        module = module_of(path, src)
+        if module not in LAYER:
+            continue  # lib.rs, main.rs
+        text = path.read_text()
+        for used in sorted(set(re.findall(r"crate::([a-z_]+)", text))):
+            if used not in LAYER or used == module:
+                continue
+            allowed = ALLOWED_BELOW.get(module)
+            if LAYER[used] > LAYER[module] or (allowed is not None and used not in allowed):
+                bad.append(f"{path.relative_to(src.parent)}: {module} uses {used}")
+    for b in bad:
+        print(b)
+    print(f"layers: {len(bad)} violation(s)")
+    return 1 if bad else 0
+
+if __name__ == "__main__":
+    sys.exit(main())
