@@ -164,11 +164,24 @@ impl Engine {
     }
 
     /// Waits for the running search, if any, to finish and deliver its result.
+    ///
+    /// A panic on the search thread is a bug, never an answer: it is logged and raised again
+    /// here, so that the caller (a test, bench, the protocol loop) fails loudly instead of
+    /// carrying on with a missing result. (Release builds abort on the panic itself.)
     pub fn wait(&mut self) {
         if let Some(r) = self.running.take() {
             match r.handle.join() {
                 Ok(workers) => self.workers = workers,
-                Err(_) => self.workers = vec![Worker::new(0)],
+                Err(panic) => {
+                    let what = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    log::error!("the search thread panicked: {what}");
+                    self.workers = vec![Worker::new(0)];
+                    std::panic::resume_unwind(panic);
+                }
             }
         }
         self.apply_pending();
@@ -219,7 +232,8 @@ impl Engine {
         let (tx, rx) = std::sync::mpsc::channel();
         self.start(req, reporter, Box::new(move |r| drop(tx.send(r))));
         self.wait();
-        rx.recv().unwrap_or_default()
+        // `wait` returned, so the search thread ended normally, and it always delivers.
+        rx.recv().expect("a finished search delivers its result")
     }
 }
 

@@ -162,15 +162,20 @@ fn bad_moves_in_position() {
         "P@",
         "Q@i9",
         "e2e4 d7d5 e4d5 d8d5 P@d5",
-        "e2e4 d7d5 e4d5 d8d5 P@e8",
+        // A pawn drop on an empty square of the last rank (d8, emptied by the queen).
+        "e2e4 d7d5 e4d5 d8d5 P@d8",
         "e2e4 d7d5 e4d5 d8d5 P@e4 d5e4 e1e2 e4e2",
-        "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8 e2e4 e7e5 e1e2 e8e7 e2e1 e7e8 e1g1",
+        // The king walked (f1 and back) with f1 and g1 cleared: no castling right is left, so
+        // e1g1 is refused although the squares are free (python-chess: no castling move there).
+        "g1f3 g8f6 e2e4 e7e5 f1c4 f8c5 e1f1 e8f8 f1e1 f8e8 e1g1",
     ] {
         refused(&mut e, &format!("position startpos moves {moves}"), &before);
     }
     // Castling out of, through or into check; moves of the side not to move; a drop of a
-    // piece the pocket does not hold; pawn drops on the back ranks.
+    // piece the pocket does not hold; pawn drops on the empty squares of both back ranks, by
+    // each side (python-chess refuses all of them).
     let castle = "r3k2r/8/8/8/2b5/8/8/R3K2R[Pp] w KQkq - 0 1";
+    let black = castle.replace(" w ", " b ");
     for (fen, m) in [
         (castle, "e1g1"),
         ("r3k2r/8/8/8/8/8/8/R3K2R[Q] w KQkq - 0 1 moves Q@e6", "e8c8"),
@@ -178,15 +183,26 @@ fn bad_moves_in_position() {
         ("r3k2r/8/8/8/4q3/8/8/R3K2R w KQkq - 0 1", "e1c1"),
         (castle, "c4b5"),
         (castle, "N@e4"),
-        (castle, "P@e8"),
-        (castle, "P@a1"),
-        (&castle.replace(" w ", " b "), "P@h1"),
+        (castle, "P@b8"),
+        (castle, "P@b1"),
+        (&black, "P@b1"),
+        (&black, "P@b8"),
     ] {
         let cmd = match fen.split_once(" moves ") {
             Some((f, ms)) => format!("position fen {f} moves {ms} {m}"),
             None => format!("position fen {fen} moves {m}"),
         };
         refused(&mut e, &cmd, &before);
+    }
+    // Controls for the cases above: the same castling without the king's walk, and pawn
+    // drops next to the refused ones, are accepted.
+    for cmd in [
+        "position startpos moves g1f3 g8f6 e2e4 e7e5 f1c4 f8c5 e1g1".to_string(),
+        format!("position fen {castle} moves P@b7"),
+        format!("position fen {black} moves P@b2"),
+    ] {
+        let lines = tolerated(&mut e, &cmd);
+        e.check(lines.is_empty(), &format!("'{cmd}' refused: {lines:?}"));
     }
     // An empty move list is the start position itself.
     e.send("position startpos moves");

@@ -1,10 +1,13 @@
 //! Search behaviour through the `Engine` API: mates found and scored as mates, limits
 //! respected, `searchmoves` honoured, MultiPV lines distinct and ordered, the mate solver's
-//! mate reported and played, several threads agreeing on forced lines, and `stop` ending an
-//! infinite search promptly.
+//! mate reported and played, two threads finding the same forced mates as one, `stop` ending
+//! an infinite search, and a panic on a search thread reaching the caller.
+//!
+//! Deadlines here only catch hangs; how fast the engine answers is measured by
+//! `scripts/latency.py`, not asserted in tests.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use madhouse::core::{Position, Variant};
 use madhouse::engine::{Engine, SearchRequest};
@@ -70,8 +73,10 @@ fn finds_drop_mates() {
 
 #[test]
 fn the_mate_solver_reports_its_mate() {
-    // A mate in seven by checks (the suite's fsf-sjeng-g04-p041) that a 200k-node search finds
-    // only through the root mate solver; its line is reported and played.
+    // A mate in seven by checks (the suite's fsf-sjeng-g04-p041, mate in 7 per Fairy-Stockfish)
+    // within 200k nodes, as the root mate solver proves it: the reported line is the whole
+    // mate, every move of the mating side gives check, it ends in checkmate, and its first
+    // move is played.
     let fen = "r2q2n1/pp3pk1/3pp1p1/1P1p4/P5P1/3PPQ1r/1PP2P2/R1B2K2[RNNbbbnp] b - - 0 21";
     let mut engine = Engine::new();
     let (r, infos) = search(&mut engine, fen, Limits { nodes: Some(200_000), ..Limits::default() });
@@ -79,11 +84,17 @@ fn the_mate_solver_reports_its_mate() {
     assert_eq!(r.best.unwrap().to_string(), "N@h2");
     let last = infos.last().expect("a score line");
     assert_eq!(last.score, MATE - 13);
+    assert_eq!(last.pv.len(), 13, "the line is the whole mate");
+    assert_eq!(last.pv.first(), r.best.as_ref());
     let mut p = pos(fen);
-    for &m in &last.pv {
+    for (i, &m) in last.pv.iter().enumerate() {
         assert!(p.is_legal(m), "{m} illegal in the reported line");
         p = p.after(m);
+        if i % 2 == 0 {
+            assert!(p.in_check(), "the mating side's move {m} does not give check");
+        }
     }
+    assert!(p.in_check() && !p.has_legal_move(), "the line does not end in mate");
 }
 
 #[test]
@@ -94,9 +105,43 @@ fn mated_and_stalemated_roots() {
     let (r, _) = search(&mut engine, mated, Limits { depth: Some(3), ..Limits::default() });
     assert_eq!(r.best, None);
     assert_eq!(r.score, -MATE);
+    // Stalemate: no move and a draw score, reported in a score line. (A search thread that
+    // panicked would not return here: see `a_panicking_search_reaches_the_caller`.)
     let stalemate = "7k/5Q2/6K1/8/8/8/8/8[] b - - 0 1";
-    let (r, _) = search(&mut engine, stalemate, Limits { depth: Some(3), ..Limits::default() });
+    let (r, infos) =
+        search(&mut engine, stalemate, Limits { depth: Some(3), ..Limits::default() });
     assert_eq!((r.best, r.score), (None, 0));
+    assert!(infos.iter().any(|i| i.score == 0 && i.pv.is_empty()), "no score line: {infos:?}");
+}
+
+/// A reporter that panics, so that the search thread panics inside the engine.
+struct Explode;
+
+impl Reporter for Explode {
+    fn info(&self, _: &Info) {
+        panic!("deliberate panic on the search thread");
+    }
+}
+
+#[test]
+fn a_panicking_search_reaches_the_caller() {
+    // A search-thread panic must not come back as a default (empty) result: `search_sync`
+    // panics too, so a crashed search fails the test that ran it.
+    for fen in ["7k/5Q2/6K1/8/8/8/8/8[] b - - 0 1", "4k3/3ppp2/8/8/8/8/8/4K3[Q] w - - 0 1"] {
+        let mut engine = Engine::new();
+        let req = SearchRequest {
+            root: pos(fen),
+            history: Vec::new(),
+            limits: Limits { depth: Some(3), ..Limits::default() },
+        };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine.search_sync(req, Arc::new(Explode))
+        }));
+        assert!(outcome.is_err(), "{fen}: a panicked search returned {:?}", outcome.ok());
+        // The engine still works afterwards.
+        let (r, _) = search(&mut engine, fen, Limits { depth: Some(2), ..Limits::default() });
+        assert_eq!(r.best.is_some(), pos(fen).has_legal_move());
+    }
 }
 
 #[test]
@@ -115,10 +160,9 @@ fn limits_and_searchmoves() {
         Limits { depth: Some(6), searchmoves: vec![only], ..Limits::default() },
     );
     assert_eq!(r.best, Some(only));
-    let start = Instant::now();
+    // A movetime search ends by itself (a hang would never return).
     let (r, _) = search(&mut engine, fen, Limits { movetime: Some(200), ..Limits::default() });
-    assert!(r.best.is_some());
-    assert!(start.elapsed() < Duration::from_millis(1500), "{:?}", start.elapsed());
+    assert!(pos(fen).is_legal(r.best.unwrap()));
 }
 
 #[test]
@@ -141,7 +185,38 @@ fn multipv_lines_are_distinct_and_ordered() {
 }
 
 #[test]
-fn two_threads_search_and_stop_promptly() {
+fn two_threads_find_the_forced_mates_of_one() {
+    // The mate suite's first cases, mates by Fairy-Stockfish and python-chess: two threads
+    // find a mate within the stated distance, as one thread does in `finds_drop_mates`, and
+    // play a move of it.
+    let mut engine = Engine::new();
+    engine.set_threads(2);
+    let suite = include_str!("data/zh-mates.epd");
+    for line in suite.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).take(4) {
+        let mut parts = line.split(';');
+        let fen = parts.next().unwrap().trim();
+        let n: i32 = parts.next().unwrap().trim().trim_start_matches("mate ").parse().unwrap();
+        engine.clear();
+        let (r, infos) = search(
+            &mut engine,
+            fen,
+            Limits { mate: Some(n), depth: Some(2 * n + 6), ..Limits::default() },
+        );
+        // Exactly the stated distance: the suite's mates are the shortest ones.
+        assert_eq!(r.score, MATE - (2 * n - 1), "{fen}: score {} for mate in {n}", r.score);
+        let last = infos.last().expect("a score line");
+        assert_eq!(last.score, r.score, "{fen}: the last line reports another score");
+        assert_eq!(last.pv.first(), r.best.as_ref(), "{fen}");
+        let mut p = pos(fen);
+        for &m in &last.pv {
+            assert!(p.is_legal(m), "{fen}: {m} illegal in the reported line");
+            p = p.after(m);
+        }
+    }
+}
+
+#[test]
+fn two_threads_search_and_stop() {
     let mut engine = Engine::new();
     engine.set_threads(2);
     let fen = "r1b1kb1r/p4ppp/2p1p3/1N2P2r/2Qp4/4n2P/PPP4K/8[QRBBNNPPPp] b kq - 4 31";
@@ -156,19 +231,14 @@ fn two_threads_search_and_stop_promptly() {
             limits: Limits { infinite: true, ..Limits::default() },
         },
         Arc::new(Collect::default()),
-        Box::new(move |r| drop(tx.send((Instant::now(), r)))),
+        Box::new(move |r| drop(tx.send(r))),
     );
     std::thread::sleep(Duration::from_millis(300));
     assert!(rx.try_recv().is_err(), "an infinite search answered before stop");
-    let stopped = Instant::now();
     engine.stop();
-    let (at, r) = rx.recv_timeout(Duration::from_secs(5)).expect("result after stop");
+    // A generous deadline that only catches a search ignoring `stop`.
+    let r = rx.recv_timeout(Duration::from_secs(60)).expect("result after stop");
     engine.wait();
-    assert!(
-        at.duration_since(stopped) < Duration::from_millis(200),
-        "{:?}",
-        at.duration_since(stopped)
-    );
     assert!(pos(fen).is_legal(r.best.unwrap()));
 }
 

@@ -317,8 +317,9 @@ fn no_legal_move() {
     let (mut e, _) = Engine::uci();
     let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR[] w KQkq - 1 3";
     let stalemate = "k7/8/1Q6/8/8/8/8/7K[] b - - 0 1";
-    // Crazyhouse mate: a contact check cannot be blocked by a drop.
-    let zh_mated = "4k3/4Q3/4K3/8/8/8/8/8[RRBBNNPP] b - - 0 1";
+    // Crazyhouse mate: a contact check cannot be blocked by a drop, although the side to move
+    // holds a full pocket (python-chess: checkmate, no legal move).
+    let zh_mated = "4k3/4Q3/4K3/8/8/8/8/8[rrbbnnpp] b - - 0 1";
     for (fen, want) in
         [(mated, Score::Mate(0)), (stalemate, Score::Cp(0)), (zh_mated, Score::Mate(0))]
     {

@@ -487,15 +487,18 @@ fn holding_changes_pockets() {
     e.send("usermove N@f3");
     let l = e.read_until(|_| true, T).pop().unwrap();
     e.check(l == "Illegal move: N@f3", &format!("drop from an empty pocket: {l}"));
-    quietly(&mut e, &["holding [PN] [p]", "usermove N@f3", "usermove P@e5", "usermove P@d4"], 2);
+    quietly(&mut e, &["holding [PNN] [p]", "usermove N@f3", "usermove P@e5", "usermove P@d4"], 2);
+    // Black to move: the knights were white's.
     e.send("usermove N@g3");
     let l = e.read_until(|_| true, T).pop().unwrap();
-    e.check(l == "Illegal move: N@g3", &format!("second knight drop accepted: {l}"));
-    // A fresh holding replaces both pockets.
+    e.check(l == "Illegal move: N@g3", &format!("black dropped one of white's knights: {l}"));
+    // White still holds a knight; a fresh holding replaces both pockets instead of adding.
     quietly(&mut e, &["usermove e8d8", "holding [Q] [rp]", "usermove Q@a1", "usermove R@h8"], 3);
     e.send("usermove N@a2");
     let l = e.read_until(|_| true, T).pop().unwrap();
     e.check(l == "Illegal move: N@a2", &format!("knight left in hand after holding: {l}"));
+    // The black pawn given by the holding is there.
+    quietly(&mut e, &["usermove e1e2", "usermove P@c6"], 4);
 }
 
 /// `setboard` with garbage → `tellusererror Illegal position`; moves are refused and `go`

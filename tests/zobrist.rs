@@ -134,12 +134,14 @@ fn transpositions_have_equal_keys() {
     let start = Position::startpos(v);
     let pockets = fen("4k3/8/8/8/8/8/8/4K3[NBPnbp] w - - 0 1", v);
     let captures = fen("n6b/8/4k3/8/8/8/8/R3K2R[Pp] w - - 0 1", v);
+    let pawns = fen("4k3/8/8/1p5p/P5P1/8/8/4K3[Pp] w - - 0 1", v);
     let loop_start = Position::startpos(Variant::Loop);
     let cases: [(&Position, &str, &str); 7] = [
         (&start, "g1f3 g8f6 b1c3 b8c6", "b1c3 b8c6 g1f3 g8f6"),
         (&start, "e2e4 e7e5 g1f3 b8c6", "g1f3 b8c6 e2e4 e7e5"),
-        // Pawns to hand in different orders, then dropped in different orders.
-        (&start, "e2e4 d7d5 e4d5 d8d5 b1c3 d5a5 P@e4", "e2e4 d7d5 e4d5 d8d5 b1c3 d5a5 P@e4"),
+        // Pawns to hand and from hand in different orders: in the first line each pocket
+        // holds 1, 2, 1, 0 pawns, in the second 1, 0, 1, 0 (python-chess: the same position).
+        (&pawns, "a4b5 h5g4 P@d3 p@d6 P@c3 p@c6", "P@c3 h5g4 a4b5 p@c6 P@d3 p@d6"),
         (&pockets, "N@c3 n@c6 B@d3 b@d6 P@h3 p@h6", "P@h3 b@d6 N@c3 p@h6 B@d3 n@c6"),
         // Two captures in different orders (the hand gains N then B, or B then N), with drops.
         (&captures, "a1a8 e6e7 h1h8 p@d4 P@e4", "h1h8 p@d4 a1a8 e6e7 P@e4"),
