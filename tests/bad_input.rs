@@ -10,7 +10,9 @@ mod proto;
 use std::time::Duration;
 
 use madhouse::core::{Position, Variant};
-use proto::{check_search, engine_move, random_game, replay, startpos, Engine, SearchOutput, T};
+use proto::{
+    check_search, engine_move, random_game, replay, startpos, Engine, SearchOutput, HANG, T,
+};
 
 const SETUP: &str = "position startpos moves e2e4 d7d5 e4d5 d8d5 P@e4";
 
@@ -323,7 +325,7 @@ fn go_with_garbage() {
         let mut lines = e.collect_for(ms(150));
         e.send("stop");
         if !lines.iter().any(|l| l.starts_with("bestmove")) {
-            lines.extend(e.read_until(|l| l.starts_with("bestmove"), Duration::from_secs(10)));
+            lines.extend(e.read_until(|l| l.starts_with("bestmove"), HANG));
         }
         let out = SearchOutput::parse(&lines).unwrap_or_else(|m| e.fail(&format!("{go}: {m}")));
         if let Err(m) = check_search(&p, &out) {
@@ -460,11 +462,11 @@ fn odd_moments() {
     e.send("setoption name Hash value 8");
     e.send("setoption name Threads value 2");
     e.send("isready");
-    lines.extend(e.read_until(|l| l == "readyok", Duration::from_secs(2)));
+    lines.extend(e.read_until(|l| l == "readyok", HANG));
     e.check(!lines.iter().any(|l| l.starts_with("bestmove")), "go mid-search gave a bestmove");
     lines.retain(|l| l != "readyok");
     e.send("stop");
-    lines.extend(e.read_until(|l| l.starts_with("bestmove"), Duration::from_secs(5)));
+    lines.extend(e.read_until(|l| l.starts_with("bestmove"), HANG));
     let out = SearchOutput::parse(&lines).unwrap_or_else(|m| e.fail(&m));
     let p = replay(&startpos(), &split(SETUP)).unwrap();
     if let Err(m) = check_search(&p, &out) {
@@ -479,6 +481,6 @@ fn odd_moments() {
         e.fail(&m);
     }
     e.send("quit now please");
-    let st = e.wait_exit(Duration::from_secs(5));
+    let st = e.wait_exit(HANG);
     e.check(st.is_some_and(|s| s.success()), "quit with arguments");
 }

@@ -1,5 +1,7 @@
 //! Perft against the shared crazyhouse suite (`tests/data/crazyhouse.epd`, verified by
-//! python-chess and Fairy-Stockfish), plus the loop and chessgi counts kept in its comments.
+//! python-chess and Fairy-Stockfish), plus the loop and chessgi counts kept in its comments,
+//! and positions where the three variants' counts differ (`tests/data/variants.epd`, from
+//! Fairy-Stockfish).
 //!
 //! Cases up to `FAST_LIMIT` nodes run in every `cargo test`; the rest are `#[ignore]`d and run
 //! by `.ci/run` with `--ignored` (release mode), so every count in the file is checked in CI.
@@ -91,4 +93,39 @@ fn variants_are_all_present() {
     let cs = cases();
     assert!(cs.iter().any(|c| c.variant == Variant::Loop));
     assert!(cs.iter().any(|c| c.variant == Variant::Chessgi));
+}
+
+/// The cases of `variants.epd`: (line, variant, FEN, depth, nodes).
+fn variant_cases() -> Vec<(usize, Variant, String, u32, u64)> {
+    let mut out = Vec::new();
+    for (i, line) in include_str!("data/variants.epd").lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (variant, rest) = line.split_once(' ').unwrap_or_else(|| panic!("line {}", i + 1));
+        let variant: Variant = variant.parse().unwrap_or_else(|e| panic!("line {}: {e}", i + 1));
+        let case = parse_case(i + 1, rest.trim(), variant);
+        for (d, n) in case.depths {
+            out.push((i + 1, variant, case.fen.clone(), d, n));
+        }
+    }
+    out
+}
+
+#[test]
+fn variants_differ_where_their_rules_do() {
+    let cases = variant_cases();
+    for (line, variant, fen, depth, expected) in &cases {
+        let pos = Position::from_fen(fen, *variant).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        assert_eq!(perft(&pos, *depth), *expected, "line {line} ({variant}) {fen} depth {depth}");
+    }
+    // The file keeps its purpose: loop differs from crazyhouse somewhere, chessgi from loop.
+    let count = |v: Variant, fen: &str| {
+        cases.iter().find(|c| c.1 == v && c.2 == fen).map(|c| c.4).expect("all three variants")
+    };
+    let fens: Vec<&String> = cases.iter().map(|c| &c.2).collect();
+    let differ = |a: Variant, b: Variant| fens.iter().any(|f| count(a, f) != count(b, f));
+    assert!(differ(Variant::Crazyhouse, Variant::Loop));
+    assert!(differ(Variant::Loop, Variant::Chessgi));
 }

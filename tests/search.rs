@@ -108,8 +108,7 @@ fn mated_and_stalemated_roots() {
     // Stalemate: no move and a draw score, reported in a score line. (A search thread that
     // panicked would not return here: see `a_panicking_search_reaches_the_caller`.)
     let stalemate = "7k/5Q2/6K1/8/8/8/8/8[] b - - 0 1";
-    let (r, infos) =
-        search(&mut engine, stalemate, Limits { depth: Some(3), ..Limits::default() });
+    let (r, infos) = search(&mut engine, stalemate, Limits { depth: Some(3), ..Limits::default() });
     assert_eq!((r.best, r.score), (None, 0));
     assert!(infos.iter().any(|i| i.score == 0 && i.pv.is_empty()), "no score line: {infos:?}");
 }

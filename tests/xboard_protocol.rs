@@ -5,15 +5,16 @@
 //! coordinates with upper-case drops; thinking lines match
 //! `^\d+ -?\d+ \d+ \d+( \d+ \d+ \d+)?\t` with a PV of legal coordinate moves only; no line
 //! starting with `Error` or `Illegal` except where the specification asks for one; no thinking
-//! output while pondering; `pong` right away when idle or pondering, after the move when
-//! thinking. Searches are short (`st` <= 0.3 s, `sd` <= 6, small clocks).
+//! output while pondering; `pong` when idle or pondering, after the move when thinking.
+//! Searches are short (`st` <= 0.3 s, `sd` <= 6, small clocks). Deadlines only catch hangs;
+//! how fast the engine answers is measured by `scripts/latency.py`.
 
 mod proto;
 
 use std::time::{Duration, Instant};
 
 use madhouse::core::Position;
-use proto::{engine_move, pos, startpos, uci_move_text_ok, Engine, T};
+use proto::{engine_move, pos, startpos, uci_move_text_ok, Engine, HANG, T};
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -180,19 +181,15 @@ fn shlex_features(rest: &str) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-/// `xboard`, `protover 2` → feature lines within 2 s, ending with `feature done=1`; required
+/// `xboard`, `protover 2` → feature lines ending with `feature done=1`; required
 /// features present; every line parses the same under cutechess's regex and python-chess's
 /// `shlex.split`; option names have no spaces (python-chess takes the first word).
 #[test]
 fn handshake_features() {
     let mut e = Engine::start();
     e.send("xboard");
-    let t0 = Instant::now();
     e.send("protover 2");
     let lines = e.read_until(|l| l.starts_with("feature") && l.contains("done=1"), T);
-    let dt = t0.elapsed();
-    eprintln!("protover 2 -> feature done=1 in {dt:?}");
-    e.check(dt < Duration::from_secs(2), &format!("features took {dt:?}"));
     e.check(lines.last().unwrap() == "feature done=1", "last feature line is not done=1 alone");
     let mut features = std::collections::HashMap::new();
     for l in &lines {
@@ -287,7 +284,7 @@ fn cutechess_sequence() {
     let lines = quietly(&mut e, &["force", "result 1-0 {White mates}"], 2);
     e.check(lines.is_empty(), &format!("output after result: {lines:?}"));
     e.send("quit");
-    let st = e.wait_exit(Duration::from_secs(5));
+    let st = e.wait_exit(HANG);
     e.check(st.is_some_and(|s| s.success()), "no clean exit after quit");
 }
 
@@ -318,12 +315,10 @@ fn python_chess_sequence() {
     for m in moves {
         p = p.after(p.parse_uci(m).unwrap());
     }
+    // `level` must cancel the earlier `st 10.0`: the move comes on the 1 s clock, and with
+    // `st 10.0` still in force it would not come before this 9 s deadline.
     e.send("go");
-    let t0 = Instant::now();
     let (mv, _) = read_move(&mut e, &p, Duration::from_secs(9));
-    let dt = t0.elapsed();
-    eprintln!("python-chess style first move in {dt:?}");
-    e.check(dt < Duration::from_secs(5), &format!("{dt:?}: `level` did not cancel `st 10.0`"));
     let lines = e.ping(2);
     e.check(lines.is_empty(), &format!("output before pong: {lines:?}"));
     p = p.after(engine_move(&p, &mv).unwrap());
@@ -350,9 +345,8 @@ fn python_chess_sequence() {
 #[test]
 fn ping_and_move_now() {
     let (mut e, _) = Engine::xboard();
-    let t0 = Instant::now();
     let lines = e.ping(7);
-    e.check(lines.is_empty() && t0.elapsed() < Duration::from_secs(1), "idle ping");
+    e.check(lines.is_empty(), "idle ping");
 
     quietly(&mut e, &["new", "force", "st 30", "post"], 8);
     e.send("go");
@@ -361,12 +355,9 @@ fn ping_and_move_now() {
     e.send("ping 9");
     let held = e.collect_for(ms(200));
     e.check(!held.iter().any(|l| l == "pong 9"), "pong 9 before the move while thinking");
-    let t0 = Instant::now();
+    // `st 30`: only `?` makes the move come within this deadline.
     e.send("?");
-    let lines = e.read_until(|l| l == "pong 9", Duration::from_secs(5));
-    let dt = t0.elapsed();
-    eprintln!("? -> move in {dt:?}");
-    e.check(dt < Duration::from_secs(1), &format!("? took {dt:?}"));
+    let lines = e.read_until(|l| l == "pong 9", HANG);
     let at = lines.iter().position(|l| l.starts_with("move "));
     e.check(at.is_some(), "pong 9 came before the move");
     let mv = &lines[at.unwrap()]["move ".len()..];
@@ -404,10 +395,8 @@ fn pondering() {
         let hinted = engine_move(&p, hint).unwrap_or_else(|m| e.fail(&m));
         let quiet = e.collect_for(ms(500));
         e.check(quiet.is_empty(), &format!("output while pondering: {quiet:?}"));
-        let t0 = Instant::now();
         let lines = e.ping(10 + round);
         e.check(lines.is_empty(), &format!("output while pondering: {lines:?}"));
-        e.check(t0.elapsed() < Duration::from_secs(1), "ping while pondering was slow");
         let user = if follow_hint {
             hinted
         } else {
@@ -417,11 +406,9 @@ fn pondering() {
         p = p.after(user);
         e.send("time 300");
         e.send("otim 300");
-        let t0 = Instant::now();
         e.send(&format!("usermove {user}"));
         if round == 2 {
             let (mv, _) = read_move(&mut e, &p, T);
-            eprintln!("ponder hit -> move in {:?}", t0.elapsed());
             p = p.after(engine_move(&p, &mv).unwrap());
         }
     }
@@ -462,20 +449,74 @@ fn force_undo_remove_new() {
     read_move(&mut e, &p, T);
 }
 
-/// `variant crazyhouse` and `variant loop` are accepted; the loop rule is in force (a captured
-/// promoted piece keeps its rank in hand, so it can be dropped as a queen).
+/// Each variant over XBoard, on the rules where they differ (as python-chess for crazyhouse and
+/// Fairy-Stockfish for loop and chessgi have them): a captured promoted queen is a queen in
+/// hand in loop and chessgi, a pawn in crazyhouse; a pawn may be dropped on its first rank in
+/// chessgi only.
 #[test]
 fn variants() {
     let (mut e, _) = Engine::xboard();
-    quietly(&mut e, &["new", "variant loop", "force"], 1);
     let fen = "4k3/1Q~6/8/8/4b3/8/Kpp5/8[] b - - 0 1";
-    quietly(&mut e, &[&format!("setboard {fen}"), "usermove e4b7", "usermove a2a3"], 2);
-    quietly(&mut e, &["usermove Q@e1"], 3);
+    for (n, variant) in ["loop", "chessgi"].into_iter().enumerate() {
+        let n = 10 * n as u32;
+        quietly(&mut e, &["new", &format!("variant {variant}"), "force"], n + 1);
+        quietly(&mut e, &[&format!("setboard {fen}"), "usermove e4b7", "usermove a2a3"], n + 2);
+        quietly(&mut e, &["usermove Q@e1"], n + 3);
+    }
     quietly(&mut e, &["new", "variant crazyhouse", "force"], 4);
     quietly(&mut e, &[&format!("setboard {fen}"), "usermove e4b7", "usermove a2a3"], 5);
     e.send("usermove Q@e1");
     let l = e.read_until(|_| true, T).pop().unwrap();
     e.check(l == "Illegal move: Q@e1", &format!("crazyhouse kept a promoted queen: {l}"));
+    // A pawn on the first rank: chessgi only.
+    let pawns = "4k3/8/8/8/8/8/8/4K3[Pp] w - - 0 1";
+    quietly(&mut e, &["new", "variant chessgi", "force", &format!("setboard {pawns}")], 6);
+    quietly(&mut e, &["usermove P@a1", "usermove P@h8"], 7);
+    for variant in ["crazyhouse", "loop"] {
+        quietly(&mut e, &["new", &format!("variant {variant}"), "force"], 8);
+        quietly(&mut e, &[&format!("setboard {pawns}")], 9);
+        e.send("usermove P@a1");
+        let l = e.read_until(|_| true, T).pop().unwrap();
+        e.check(l == "Illegal move: P@a1", &format!("{variant}: first-rank pawn drop: {l}"));
+    }
+}
+
+/// Chess.com's FEN as users paste it (pocket and promoted squares after the counters) through
+/// `setboard`: the pockets are there (white drops a rook, black a pawn) and the queen on h2
+/// is a promoted one (captured, it gives white a pawn, not a queen), as python-chess reads
+/// the same position written with brackets and `~`.
+#[test]
+fn chesscom_fen_through_setboard() {
+    let (mut e, _) = Engine::xboard();
+    let chesscom = "r1b1k2r/ppp2ppp/2n5/8/4P3/8/PPP2PPq/R1B1K2R w KQkq - 0 26 NNBRpr h2";
+    quietly(&mut e, &["new", "force", &format!("setboard {chesscom}")], 1);
+    quietly(&mut e, &["usermove h1h2", "usermove e8g8"], 2);
+    e.send("usermove Q@d3");
+    let l = e.read_until(|_| true, T).pop().unwrap();
+    e.check(l == "Illegal move: Q@d3", &format!("the promoted queen came back a queen: {l}"));
+    quietly(&mut e, &["usermove P@d3", "usermove P@d6", "usermove R@b1"], 3);
+}
+
+/// A threefold repetition completed by the engine's own move is claimed after the move
+/// (python-chess: the position after h1h2 then stands for the third time). White's only move
+/// is h1h2 each time the rook checks from a1.
+#[test]
+fn claims_the_repetition_its_move_completes() {
+    let (mut e, _) = Engine::xboard();
+    let fen = "6Q1/k7/8/8/8/8/5PP1/r6K[-] w - - 0 1";
+    let mut cmds =
+        vec!["new".to_string(), "force".into(), "sd 2".into(), format!("setboard {fen}")];
+    for _ in 0..2 {
+        cmds.extend(["h1h2", "a1a2", "h2h1", "a2a1"].iter().map(|m| format!("usermove {m}")));
+    }
+    let cmds: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    quietly(&mut e, &cmds, 1);
+    e.send("go");
+    let p = pos("6Q1/k7/8/8/8/8/5PP1/r6K[] w - - 0 1");
+    let (mv, _) = read_move(&mut e, &p, T);
+    e.check(mv == "h1h2", &format!("the only move is h1h2, not {mv}"));
+    let l = e.read_until(|_| true, T).pop().unwrap();
+    e.check(l == "1/2-1/2 {Draw by repetition}", &format!("no claim after the move: {l:?}"));
 }
 
 /// `holding [PN] [p]` sets the pockets: checked through drops accepted or refused in force
@@ -535,7 +576,7 @@ fn analyze_mode() {
     quietly(&mut e, &["new", "force", &format!("setboard {fen}"), "post"], 1);
     let p = pos(fen);
     e.send("analyze");
-    let lines = e.read_until(is_thinking, Duration::from_secs(5));
+    let lines = e.read_until(is_thinking, HANG);
     let more = e.collect_for(ms(200));
     for l in lines.iter().chain(more.iter()).filter(|l| is_thinking(l)) {
         if let Err(m) = check_thinking(&p, l) {
@@ -543,7 +584,7 @@ fn analyze_mode() {
         }
     }
     e.send(".");
-    let stat = e.read_until(|l| l.starts_with("stat01:"), Duration::from_secs(2)).pop().unwrap();
+    let stat = e.read_until(|l| l.starts_with("stat01:"), HANG).pop().unwrap();
     let nums: Vec<&str> = stat["stat01:".len()..].split_whitespace().collect();
     e.check(
         nums.len() >= 4 && nums.iter().all(|n| n.parse::<u64>().is_ok()),
@@ -555,7 +596,7 @@ fn analyze_mode() {
     let before = e.ping(2);
     e.check(!before.iter().any(|l| l.starts_with("Error") || l.starts_with("Illegal")), "usermove");
     let p2 = p.after(m);
-    let lines = e.read_until(is_thinking, Duration::from_secs(10));
+    let lines = e.read_until(is_thinking, HANG);
     for l in lines.iter().filter(|l| is_thinking(l)) {
         if let Err(msg) = check_thinking(&p2, l) {
             e.fail(&msg);
@@ -563,7 +604,7 @@ fn analyze_mode() {
     }
     e.send("undo");
     e.ping(3);
-    let lines = e.read_until(is_thinking, Duration::from_secs(10));
+    let lines = e.read_until(is_thinking, HANG);
     for l in lines.iter().filter(|l| is_thinking(l)) {
         if let Err(msg) = check_thinking(&p, l) {
             e.fail(&msg);
@@ -574,7 +615,7 @@ fn analyze_mode() {
     let fen2 = "6k1/5ppp/8/8/8/8/8/K7[R] w - - 0 1";
     e.send(&format!("setboard {fen2}"));
     e.ping(4);
-    let lines = e.read_until(is_thinking, Duration::from_secs(10));
+    let lines = e.read_until(is_thinking, HANG);
     for l in lines.iter().filter(|l| is_thinking(l)) {
         if let Err(msg) = check_thinking(&pos(fen2), l) {
             e.fail(&msg);
@@ -589,7 +630,7 @@ fn analyze_mode() {
     e.send("new");
     e.send("variant crazyhouse");
     e.ping(6);
-    let lines = e.read_until(is_thinking, Duration::from_secs(10));
+    let lines = e.read_until(is_thinking, HANG);
     for l in lines.iter().filter(|l| is_thinking(l)) {
         if let Err(msg) = check_thinking(&startpos(), l) {
             e.fail(&msg);
@@ -724,24 +765,21 @@ fn moves_after_the_opponents_repetition() {
     e.assert_healthy();
 }
 
-/// `quit` while thinking exits within a second; end of input exits too.
+/// `quit` while thinking exits (before the search would end); end of input exits too.
 #[test]
 fn quit_and_eof() {
     let (mut e, _) = Engine::xboard();
     quietly(&mut e, &["new", "st 30"], 1);
     e.send("go");
     e.collect_for(ms(200));
+    // `st 30`: the process must end well before the search would.
     e.send("quit");
-    let t0 = Instant::now();
-    let st = e.wait_exit(Duration::from_secs(5));
-    let dt = t0.elapsed();
-    eprintln!("xboard quit while thinking -> exit in {dt:?}");
+    let st = e.wait_exit(HANG);
     e.check(st.is_some_and(|s| s.success()), &format!("quit: {st:?}"));
-    e.check(dt < Duration::from_secs(1), &format!("quit took {dt:?}"));
 
     let (mut e, _) = Engine::xboard();
     quietly(&mut e, &["new", "analyze"], 1);
     e.close_stdin();
-    let st = e.wait_exit(Duration::from_secs(5));
+    let st = e.wait_exit(HANG);
     e.check(st.is_some_and(|s| s.success()), &format!("EOF while analysing: {st:?}"));
 }

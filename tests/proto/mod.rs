@@ -19,6 +19,10 @@ use madhouse::core::{Move, Position, Variant};
 /// Default deadline for a reply that should come at once or after a short search.
 pub const T: Duration = Duration::from_secs(15);
 
+/// Deadline for a reply after `stop`, `ponderhit`, `isready` or `quit`: only catches hangs
+/// (below the 30 s that `st 30` searches in the tests would take on their own).
+pub const HANG: Duration = Duration::from_secs(20);
+
 /// A running engine process.
 pub struct Engine {
     child: Child,
