@@ -40,17 +40,23 @@
 //!   are kept tiny (`go` gets `depth 1`, XBoard gets `sd 1`, `analyze` is followed by `exit`,
 //!   hash and thread counts are capped). After every command the handler's position must be
 //!   what the command implies: unchanged after a refused or unrelated command, the new
-//!   position after an accepted one (a model of the game tracks moves, `undo`, `setboard`);
-//!   an engine move must be one legal move. After every case the handler must still work:
-//!   searches stop, `position startpos moves e2e4` (`new`, `usermove e2e4`) applies, and a
-//!   search started then ends on its own.
+//!   position after an accepted one (a model of the game tracks moves, `undo`, `setboard`,
+//!   `holding`, reading FENs and pockets with its own independent reader, `fuzzkit::model`,
+//!   never the engine's parsers); an engine move must be one legal move. Over UCI every
+//!   `bestmove` must be legal in the position its `go` searched and every `info` line must
+//!   parse as python-chess reads it, with a legal PV (`check_uci_stdout`). After every case
+//!   the handler must still work: searches stop, `position startpos moves e2e4` (`new`,
+//!   `usermove e2e4`) applies, and a search started then ends on its own.
 //!
 //! The handler targets run in a child process (this test binary, re-run on the ignored
-//! `*_child` test) with stdout discarded: the handlers print every reply, which would flood
-//! the terminal, or fill memory when the test harness captures it on long runs.
+//! `*_child` test): the handlers print every reply, which would flood the terminal, or fill
+//! memory when the test harness captures it on long runs. The UCI child's stdout is read and
+//! checked line by line by the parent; the XBoard child's is discarded (its engine moves are
+//! checked in process, through `search_done`).
 
 mod common;
 mod fuzzkit;
+mod proto;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
@@ -60,17 +66,17 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use common::Rng;
+use fuzzkit::model::{self, ModelPosition};
 use fuzzkit::{
     cases, clip, hang_limit, mutate, nasty, random_text, search_limit, seed, without_counters,
     write_fen, write_fen_in, Dialect, Pool, Progress, Watchdog, FEN_ALPHABET, MOVE_ALPHABET,
     NUMBERS,
 };
-use madhouse::core::fen::{parse_pocket, parse_setup};
-use madhouse::core::hand::MAX_PIECES;
+use madhouse::core::fen::parse_setup;
 use madhouse::core::Game;
-use madhouse::core::{Move, Pocket, Position, Square, Variant};
+use madhouse::core::{Move, Position, Square, Variant};
 use madhouse::protocol::uci::Uci;
-use madhouse::protocol::xboard::{holding_fields, Xboard};
+use madhouse::protocol::xboard::Xboard;
 use madhouse::protocol::Event;
 
 // ---------------------------------------------------------------------------------------
@@ -355,19 +361,37 @@ const LINE_ALPHABET: &[char] = &[
     '}', '"', '\'', '\\', '/', ':', '\r',
 ];
 
-/// Runs this test binary on the ignored test `child` alone, with stdout discarded and `env`
-/// added; forwards its stderr lines (but `bench`'s position list) as they come and returns
-/// them with the exit status.
-fn spawn_child(child: &str, env: &[(&str, &str)]) -> (std::process::ExitStatus, Vec<String>) {
+/// Reads a child's stdout, checking it with `check` (which returns a summary, or the first
+/// problem); without a checker, stdout is discarded.
+type StdoutCheck = fn(&mut dyn Iterator<Item = String>) -> Result<String, String>;
+
+/// Runs this test binary on the ignored test `child` alone, with `env` added; forwards its
+/// stderr lines (but `bench`'s position list) as they come and returns them with the exit
+/// status and what `check` made of its stdout (discarded when `check` is `None`).
+fn spawn_child(
+    child: &str,
+    env: &[(&str, &str)],
+    check: Option<StdoutCheck>,
+) -> (std::process::ExitStatus, Vec<String>, Option<Result<String, String>>) {
     let exe = std::env::current_exe().expect("the test binary's path");
     let mut proc = Command::new(exe)
         .args([child, "--exact", "--ignored", "--nocapture", "--test-threads", "1"])
         .envs(env.iter().copied())
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(if check.is_some() { Stdio::piped() } else { Stdio::null() })
         .stderr(Stdio::piped())
         .spawn()
         .expect("start the child test process");
+    let checker = check.map(|check| {
+        let stdout = proc.stdout.take().expect("child stdout");
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+            let verdict = check(&mut lines);
+            // Drain the rest so that the child never blocks on a full pipe.
+            lines.for_each(drop);
+            verdict
+        })
+    });
     let stderr = proc.stderr.take().expect("child stderr");
     let mut lines = Vec::new();
     for line in BufReader::new(stderr).lines() {
@@ -377,18 +401,130 @@ fn spawn_child(child: &str, env: &[(&str, &str)]) -> (std::process::ExitStatus, 
             lines.push(line);
         }
     }
-    (proc.wait().expect("wait for the child test process"), lines)
+    let status = proc.wait().expect("wait for the child test process");
+    let verdict = checker.map(|t| t.join().expect("the stdout checker"));
+    (status, lines, verdict)
 }
 
 /// Runs the handler fuzzer `inproc` in a child process (the ignored test `child`): the
-/// handlers print every reply, so the child's stdout is discarded. With
-/// `MADHOUSE_FUZZ_INPROC` set, runs `inproc` in this process instead.
-fn run_in_child(child: &str, inproc: fn()) {
+/// handlers print every reply, which `check` reads (or which is discarded). With
+/// `MADHOUSE_FUZZ_INPROC` set, runs `inproc` in this process instead, without the stdout
+/// check.
+fn run_in_child(child: &str, inproc: fn(), check: Option<StdoutCheck>) {
     if std::env::var_os("MADHOUSE_FUZZ_INPROC").is_some() {
         return inproc();
     }
-    let (status, _) = spawn_child(child, &[]);
+    let env: &[(&str, &str)] = if check.is_some() { &[(MARKERS, "1")] } else { &[] };
+    let (status, _, verdict) = spawn_child(child, env, check);
     assert!(status.success(), "{child} failed ({status}); its stderr is above");
+    match verdict {
+        Some(Ok(summary)) => eprintln!("fuzz {child}: stdout {summary}"),
+        Some(Err(problem)) => panic!("{child}: the engine's output: {problem}"),
+        None => {}
+    }
+}
+
+/// Set in the child when its stdout is checked: it then marks where each `go` starts and ends.
+const MARKERS: &str = "MADHOUSE_FUZZ_MARKERS";
+/// Marker line before a `go`: `#fuzz go <variant> <FEN of the position searched>`.
+const GO_MARK: &str = "#fuzz go ";
+/// Marker line after the `go` line was handled.
+const END_MARK: &str = "#fuzz end";
+
+/// Checks the UCI fuzzer's stdout: every `info` line (not `info string`) parses as
+/// python-chess reads it and its PV is legal, and every `bestmove` is legal (and its ponder
+/// move after it), `(none)` exactly when there is no legal move, in the position of the
+/// search it ends. Searches end in the order they start (a search starts only after the
+/// previous one delivered), so a queue of started searches pairs each `bestmove` with its
+/// `go`; a `go` refused as "already searching", or a `go perft`, starts none.
+fn check_uci_stdout(lines: &mut dyn Iterator<Item = String>) -> Result<String, String> {
+    struct Pending {
+        pos: Position,
+        refused: bool,
+        perft: bool,
+        answered: bool,
+    }
+    let mut started: VecDeque<Position> = VecDeque::new();
+    let mut pending: Option<Pending> = None;
+    let mut recent: VecDeque<String> = VecDeque::new();
+    let (mut infos, mut bestmoves) = (0u64, 0u64);
+    let mut check_line = |l: &str,
+                          started: &mut VecDeque<Position>,
+                          pending: &mut Option<Pending>|
+     -> Result<(), String> {
+        if let Some(rest) = l.strip_prefix(GO_MARK) {
+            let (v, fen) = rest.split_once(' ').ok_or("bad go marker")?;
+            let v: Variant = v.parse()?;
+            let pos = Position::from_fen(fen, v).map_err(|e| e.to_string())?;
+            *pending = Some(Pending { pos, refused: false, perft: false, answered: false });
+        } else if l == END_MARK {
+            let p = pending.take().ok_or("an end marker without a go")?;
+            match (p.refused || p.perft, p.answered) {
+                (false, false) => started.push_back(p.pos),
+                (true, true) => return Err("a bestmove for a go that started no search".into()),
+                _ => {}
+            }
+        } else if l == "info string already searching; send stop first" {
+            pending.as_mut().ok_or("'already searching' outside a go")?.refused = true;
+        } else if l.starts_with("Nodes searched: ") {
+            if let Some(p) = pending.as_mut() {
+                p.perft = true;
+            }
+        } else if l.starts_with("bestmove") {
+            bestmoves += 1;
+            let pos = match started.pop_front() {
+                Some(pos) => pos,
+                None => match pending.as_mut() {
+                    Some(p) if !p.answered => {
+                        p.answered = true;
+                        p.pos.clone()
+                    }
+                    _ => return Err("a bestmove with no search running".into()),
+                },
+            };
+            let toks: Vec<&str> = l.split_whitespace().collect();
+            let (best, ponder) = match toks[..] {
+                ["bestmove", b] => (b, None),
+                ["bestmove", b, "ponder", p] => (b, Some(p)),
+                _ => return Err("a malformed bestmove line".into()),
+            };
+            if best == "(none)" {
+                if pos.has_legal_move() {
+                    return Err(format!("bestmove (none) with legal moves in {}", pos.fen()));
+                }
+            } else {
+                let m = proto::engine_move(&pos, best).map_err(|e| format!("bestmove {e}"))?;
+                if let Some(p) = ponder {
+                    proto::engine_move(&pos.after(m), p).map_err(|e| format!("ponder {e}"))?;
+                }
+            }
+        } else if l.starts_with("info ") && !l.starts_with("info string ") {
+            infos += 1;
+            let info = proto::InfoLine::parse(l)?;
+            let pos = match (started.front(), pending.as_ref()) {
+                (Some(pos), _) => pos.clone(),
+                (None, Some(p)) if !p.answered => p.pos.clone(),
+                _ => return Err("an info line with no search running".into()),
+            };
+            proto::replay(&pos, &info.pv).map_err(|e| format!("PV: {e}"))?;
+        }
+        Ok(())
+    };
+    for l in lines {
+        recent.push_back(clip(&l, 300));
+        if recent.len() > 30 {
+            recent.pop_front();
+        }
+        if let Err(e) = check_line(&l, &mut started, &mut pending) {
+            let shown: Vec<String> = recent.iter().map(|l| format!("  {l}")).collect();
+            return Err(format!("{e}\nin: {l}\nlast lines, oldest first:\n{}", shown.join("\n")));
+        }
+    }
+    // The final `quit` may end the process before the last search printed its `bestmove`.
+    if started.len() > 1 {
+        return Err(format!("{} searches never printed a bestmove", started.len()));
+    }
+    Ok(format!("checked: {infos} info lines, {bestmoves} bestmoves"))
 }
 
 /// The message of a caught panic.
@@ -583,15 +719,15 @@ fn sanitize_uci(line: &str) -> String {
 fn expected_position(rest: &[&str], variant: Variant) -> Option<String> {
     let moves_at = rest.iter().position(|&t| t == "moves");
     let spec_end = moves_at.unwrap_or(rest.len());
-    let game = match rest.first() {
-        Some(&"startpos") => Game::new(variant),
-        Some(&"fen") => match Game::from_fen(&rest[1..spec_end].join(" "), variant) {
-            Ok(g) => g,
-            Err(_) => return None,
-        },
+    // The FEN as the model reads it (`fuzzkit::model`), not as the engine's parser does.
+    let mut pos = match rest.first() {
+        Some(&"startpos") => Game::new(variant).current().clone(),
+        Some(&"fen") => {
+            let m = ModelPosition::read(&rest[1..spec_end].join(" "), variant)?;
+            Position::from_fen(&m.fen_sorted_pocket(), variant).expect("the model's own FEN")
+        }
         _ => return None,
     };
-    let mut pos = game.current().clone();
     if let Some(m) = moves_at {
         for t in &rest[m + 1..] {
             match pos.parse_uci(t) {
@@ -666,7 +802,15 @@ impl UciFuzz {
         let before = self.uci.fen();
         let var_before = self.uci.variant();
         let expected = (cmd == "position").then(|| expected_position(&toks[1..], var_before));
+        // For the stdout check (`check_uci_stdout`): the position this `go` searches.
+        let mark = cmd == "go" && std::env::var_os(MARKERS).is_some();
+        if mark {
+            println!("{GO_MARK}{var_before} {}", self.current().fen());
+        }
         let alive = self.send(line);
+        if mark {
+            println!("{END_MARK}");
+        }
         if cmd == "quit" {
             if alive {
                 self.fail("quit did not end the session");
@@ -929,6 +1073,10 @@ fn fuzz_uci() {
         timing: Timing::default(),
     };
     let mut progress = Progress::new("uci_handler", n);
+    if std::env::var_os(MARKERS).is_some() {
+        // The test harness may have printed `test uci_handler_child ... ` without a newline.
+        println!();
+    }
     // A small table: `ucinewgame` clears it.
     f.step("setoption name Hash value 1");
     for case in 0..n {
@@ -967,11 +1115,11 @@ fn fuzz_uci() {
 
 #[test]
 fn uci_handler() {
-    run_in_child("uci_handler_child", fuzz_uci);
+    run_in_child("uci_handler_child", fuzz_uci, Some(check_uci_stdout));
 }
 
 #[test]
-#[ignore = "run by uci_handler in a child process, with stdout discarded"]
+#[ignore = "run by uci_handler in a child process, which checks its stdout"]
 fn uci_handler_child() {
     fuzz_uci();
 }
@@ -1037,22 +1185,6 @@ fn xb_looks_like_move(s: &str) -> bool {
     (b.len() == 4 || b.len() == 5) && b[0].is_ascii_lowercase() && b[1].is_ascii_digit()
         || s.contains('@')
         || s.starts_with("O-O")
-}
-
-/// Does `holding ARG` set the pockets? Two bracketed pockets that parse, with the pieces on
-/// the board (`board_pieces`) within `MAX_PIECES` in all. The handler then restarts the game
-/// from the current position.
-fn xb_holding_accepted(arg: &str, board_pieces: u32) -> bool {
-    let fields = holding_fields(arg);
-    let mut in_hand = 0;
-    for f in fields.iter().take(2) {
-        let mut hands = [Pocket::EMPTY; 2];
-        if parse_pocket(f, &mut hands).is_err() {
-            return false;
-        }
-        in_hand += hands[0].total() + hands[1].total();
-    }
-    fields.len() >= 2 && board_pieces + in_hand <= MAX_PIECES
 }
 
 /// Splits a line as `Xboard::handle` does: the command, and the trimmed rest.
@@ -1245,16 +1377,19 @@ impl XbFuzz {
                 }
                 Err(_) => unchanged(self, "unknown variant"),
             },
-            "setboard" => match Game::from_fen(arg, var_before) {
-                Ok(g) => {
-                    if after != g.current().fen() {
-                        self.fail(&format!("{line:?} left {after}"));
+            // The model's own reading of the FEN (`fuzzkit::model`), not the engine's parser.
+            "setboard" => match ModelPosition::read(arg, var_before) {
+                Some(m) => {
+                    let want = m.fen_sorted_pocket();
+                    if model::sort_pocket(&after) != want || var != var_before {
+                        self.fail(&format!("{line:?} left {after}; the model reads {want}"));
                     }
-                    self.reset_model(g.current().clone());
+                    let pos = self.current();
+                    self.reset_model(pos);
                     self.bad = false;
                     self.stats.setboards += 1;
                 }
-                Err(_) => {
+                None => {
                     unchanged(self, "refused FEN");
                     self.bad = true;
                 }
@@ -1283,11 +1418,21 @@ impl XbFuzz {
                 }
                 let board = fields(&before).0;
                 let board_pieces = board.chars().filter(char::is_ascii_alphabetic).count();
-                if xb_holding_accepted(arg, board_pieces as u32) {
-                    let pos = self.current();
-                    self.reset_model(pos);
-                } else if after != before {
-                    self.fail(&format!("refused {line:?} changed {before} to {after}"));
+                // The model's own reading of the holding (`fuzzkit::model`).
+                match model::holding(arg, board_pieces as u32) {
+                    Some(letters) => {
+                        let got = model::sort_pocket(&after);
+                        let got = got.split_once('[').and_then(|x| x.1.split_once(']'));
+                        if got.map(|x| x.0) != Some(letters.as_str()) {
+                            self.fail(&format!("{line:?} set {after}; the model has [{letters}]"));
+                        }
+                        let pos = self.current();
+                        self.reset_model(pos);
+                    }
+                    None if after != before => {
+                        self.fail(&format!("refused {line:?} changed {before} to {after}"))
+                    }
+                    None => {}
                 }
             }
             _ => {
@@ -1577,7 +1722,7 @@ fn fuzz_xboard() {
 
 #[test]
 fn xboard_handler() {
-    run_in_child("xboard_handler_child", fuzz_xboard);
+    run_in_child("xboard_handler_child", fuzz_xboard, None);
 }
 
 #[test]
@@ -1593,7 +1738,8 @@ fn xboard_handler_child() {
 /// The watchdog ends the process when a call hangs, naming the input.
 #[test]
 fn watchdog_ends_a_hanging_call() {
-    let (status, lines) = spawn_child("watchdog_child", &[("MADHOUSE_FUZZ_HANG_MS", "100")]);
+    let (status, lines, _) =
+        spawn_child("watchdog_child", &[("MADHOUSE_FUZZ_HANG_MS", "100")], None);
     assert_eq!(status.code(), Some(70), "{lines:?}");
     assert!(lines.iter().any(|l| l.starts_with("HANG in fuzz watchdog")), "{lines:?}");
     assert!(lines.iter().any(|l| l.contains("input: \"sleep\"")), "{lines:?}");

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod model;
+
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
