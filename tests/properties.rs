@@ -20,6 +20,11 @@
 //! positions x 65536 raw moves); the file runs in about a second. `PROPTEST_CASES=10000` scales
 //! the default-count properties up for a deeper fuzzing run (about 10 s).
 //!
+//! Replaying a failure: each run draws one RNG seed (or takes `PROPTEST_RNG_SEED`) and a
+//! failing test prints it (`proptest seed N`), so `PROPTEST_RNG_SEED=N cargo test --release
+//! --test properties` reruns a CI failure. Failing cases are also saved in
+//! `proptest-regressions/properties.txt` (committed), which proptest replays before new cases.
+//!
 //! Two tests here document bugs found while writing them (see their comments):
 //! `is_legal_rejects_en_passant_in_double_check` and `huge_move_counters_do_not_overflow`.
 
@@ -29,6 +34,40 @@ use std::sync::OnceLock;
 
 use madhouse::core::{Move, Position, Variant};
 use proptest::prelude::*;
+use proptest::test_runner::{FileFailurePersistence, RngSeed};
+
+/// The run's seed: `PROPTEST_RNG_SEED`, else drawn from the clock.
+fn run_seed() -> u64 {
+    static SEED: OnceLock<u64> = OnceLock::new();
+    *SEED.get_or_init(|| {
+        std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.trim().parse().ok()).unwrap_or_else(
+            || {
+                let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+                t.map_or(0, |d| d.as_nanos() as u64)
+            },
+        )
+    })
+}
+
+/// Proptest settings: `cases` cases, the run's seed, printed so
+/// that a failing test shows it (the harness prints a failing test's output), and failures
+/// saved where the committed regressions file is.
+fn config(cases: u32) -> ProptestConfig {
+    let seed = run_seed();
+    eprintln!("proptest seed {seed} (replay: PROPTEST_RNG_SEED={seed})");
+    // `PROPTEST_CASES` scales the default-count properties only.
+    let scaled = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok());
+    let cases = if cases == 256 { scaled.unwrap_or(cases) } else { cases };
+    ProptestConfig {
+        cases,
+        rng_seed: RngSeed::Fixed(seed),
+        // Relative to the package root, where cargo runs integration tests.
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/properties.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
 
 /// Start positions per variant, parsed once.
 fn starts() -> &'static [Vec<Position>; 3] {
@@ -164,6 +203,8 @@ fn assert_notation_round_trips(pos: &Position) {
 }
 
 proptest! {
+    #![proptest_config(config(256))]
+
     // (a)
     #[test]
     fn fen_round_trip(g in game()) {
@@ -246,7 +287,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(40))]
+    #![proptest_config(config(40))]
 
     // (c)
     #[test]
