@@ -23,101 +23,15 @@ Examples:
 """
 import argparse
 import os
-import queue
 import random
 import statistics
-import subprocess
 import sys
-import threading
 import time
+
+from uci_engine import UciEngine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPENINGS = os.path.join(os.path.dirname(ROOT), "shared", "openings", "zh-openings.epd")
-
-
-class Engine:
-    """A UCI engine on pipes; every output line is timestamped on arrival by a reader thread."""
-
-    def __init__(self, cmd):
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, bufsize=1)
-        self.lines = queue.Queue()
-        self.stderr = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put((time.perf_counter(), line.rstrip("\r\n")))
-        self.lines.put((time.perf_counter(), None))
-
-    def _read_err(self):
-        for line in self.proc.stderr:
-            self.stderr.append(line.rstrip("\n"))
-
-    def send(self, line):
-        """Sends a line; returns the time it was written."""
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        return time.perf_counter()
-
-    def read(self, timeout):
-        """The next (time, line), or None on timeout. Raises at end of output."""
-        try:
-            t, line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if line is None:
-            raise RuntimeError("the engine closed its output (crashed?); stderr:\n" + "\n".join(self.stderr[-20:]))
-        return t, line
-
-    def until(self, prefix, timeout=30.0):
-        """Reads up to the first line starting with `prefix`; returns (time, line, lines before)."""
-        end = time.perf_counter() + timeout
-        seen = []
-        while True:
-            left = end - time.perf_counter()
-            got = self.read(max(left, 0)) if left > 0 else None
-            if got is None:
-                raise RuntimeError(f"no '{prefix}' within {timeout} s; last lines: {seen[-5:]}")
-            if got[1].startswith(prefix):
-                return got[0], got[1], seen
-            seen.append(got[1])
-
-    def drain(self):
-        """Lines already received, without waiting."""
-        out = []
-        while True:
-            try:
-                t, line = self.lines.get_nowait()
-            except queue.Empty:
-                return out
-            if line is None:
-                raise RuntimeError("the engine closed its output")
-            out.append((t, line))
-
-    def sync(self):
-        self.send("isready")
-        self.until("readyok")
-
-    def quit(self):
-        try:
-            self.send("quit")
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
-
-
-def legal_moves(eng, position):
-    """The legal moves in `position` (a `position ...` command), from the engine's perft."""
-    eng.send(position)
-    eng.send("go perft 1")
-    _, _, lines = eng.until("Nodes searched")
-    refused = [l for l in lines if l.startswith("info string")]
-    if refused:
-        raise RuntimeError(f"the engine refused '{position}': {refused[0]}")
-    return [l.split(":")[0] for l in lines if ":" in l and not l.startswith("info")]
 
 
 def random_positions(eng, n, rng, max_plies):
@@ -133,12 +47,12 @@ def random_positions(eng, n, rng, max_plies):
         moves = []
         for _ in range(rng.randrange(max_plies + 1)):
             cmd = f"position {start}" + (" moves " + " ".join(moves) if moves else "")
-            legal = legal_moves(eng, cmd)
+            legal = eng.legal_moves(cmd)
             if not legal:
                 break
             moves.append(rng.choice(legal))
         cmd = f"position {start}" + (" moves " + " ".join(moves) if moves else "")
-        legal = legal_moves(eng, cmd)
+        legal = eng.legal_moves(cmd)
         if legal:  # a position with a move to play
             out.append((cmd, set(legal)))
     return out
@@ -197,12 +111,8 @@ def main():
     if not os.path.exists(args.engine):
         sys.exit(f"engine not found: {args.engine} (build it or pass --engine)")
     rng = random.Random(args.seed)
-    eng = Engine([args.engine])
-    eng.send("uci")
-    eng.until("uciok")
-    eng.send(f"setoption name Hash value {args.hash}")
-    eng.send("setoption name Ponder value true")
-    eng.sync()
+    eng = UciEngine([args.engine])
+    eng.uci({"Hash": args.hash, "Ponder": "true"})
     t = time.perf_counter()
     positions = random_positions(eng, args.positions, rng, args.max_plies)
     print(f"{len(positions)} random positions in {time.perf_counter() - t:.1f} s; "

@@ -7,12 +7,15 @@ Opponents by name (installed with `apt-get install fairy-stockfish sjeng sjaakii
   sjaakii  SjaakII 1.4.1 (XBoard)
   sjeng    Sjeng 11.2 (XBoard; started from the PGN openings, as it ignores FEN holdings;
            run with a throwaway HOME so its learning files do not carry over between runs)
-  self     another Madhouse binary: --opponent-cmd PATH (e.g. the previous build), for SPRT
+  self     Madhouse against Madhouse: the same binary (with --option settings for one side
+           only, e.g. Threads=2 against the default 1), or --opponent-cmd PATH (e.g. the
+           previous build, for SPRT)
 Any other value is taken as a UCI engine command.
 
 Examples:
   scripts/match.py --opponent sjaakii --games 200 --tc 5+0.05 --concurrency 2
   scripts/match.py --opponent self --opponent-cmd /tmp/base/madhouse --sprt 0 10 --games 4000
+  scripts/match.py --opponent self --option Threads=2 --tc 2+0.02
   scripts/match.py --opponent fsf --proto xboard --games 50 --tc 2+0.02
 
 cutechess-cli is found through $CUTECHESS, then PATH, then /work/tools/bin/cutechess-cli.
@@ -107,9 +110,8 @@ def main():
         opp_cmd, opp_proto, opp_name = sjeng_wrapper(tmp), "xboard", "sjeng"
         openings = openings or os.path.join(SHARED, "zh-openings.pgn")
     elif opp == "self":
-        if not args.opponent_cmd:
-            sys.exit("--opponent self needs --opponent-cmd")
-        opp_cmd, opp_proto, opp_name = args.opponent_cmd, "uci", "base"
+        opp_cmd = os.path.abspath(args.opponent_cmd or args.engine)
+        opp_proto, opp_name = "uci", "base"
     else:
         opp_cmd, opp_proto, opp_name = args.opponent_cmd or opp, "uci", os.path.basename(opp)
     opp_proto = args.opponent_proto or opp_proto

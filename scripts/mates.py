@@ -6,17 +6,21 @@ For each case (`<FEN> ;mate N ;bm MOVE ;id NAME`) the engine gets `ucinewgame`,
 exact `score mate M` before `bestmove` has 1 <= M <= N and the best move is the listed one; it is
 *mate found* when M <= N with any first move (other mates can be just as short).
 
+The engine command defaults to this checkout's target/release/madhouse.
+
 Examples:
-  scripts/mates.py tests/data/zh-mates.epd -- target/release/madhouse
+  scripts/mates.py tests/data/zh-mates.epd
+  scripts/mates.py tests/data/zh-mates.epd -- /tmp/base/madhouse
   scripts/mates.py tests/data/zh-mates.epd --variant-option -- /usr/games/fairy-stockfish
 """
 import argparse
-import queue
+import os
 import re
-import subprocess
 import sys
-import threading
-import time
+
+from uci_engine import UciEngine
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def cases(path):
@@ -33,59 +37,36 @@ def cases(path):
             yield fen, int(d["mate"]), d["bm"], d.get("id", "?")
 
 
-class Engine:
-    def __init__(self, cmd):
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.q = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self):
-        for line in self.p.stdout:
-            self.q.put(line.strip())
-        self.q.put(None)
-
-    def send(self, s):
-        self.p.stdin.write(s + "\n")
-        self.p.stdin.flush()
-
-    def until(self, pred, timeout=30):
-        end = time.time() + timeout
-        lines = []
-        while True:
-            line = self.q.get(timeout=max(0.01, end - time.time()))
-            if line is None:
-                raise RuntimeError("engine exited")
-            lines.append(line)
-            if pred(line):
-                return lines
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 usage="%(prog)s suite [options] [-- engine command]")
     ap.add_argument("suite")
     ap.add_argument("--movetime", type=int, default=100)
     ap.add_argument("--nodes", type=int, help="search a node budget instead (deterministic, for tuning)")
     ap.add_argument("--variant-option", action="store_true", help="send UCI_Variant crazyhouse (Fairy-Stockfish)")
     ap.add_argument("--verbose", action="store_true")
-    ap.add_argument("cmd", nargs="+")
-    args = ap.parse_args()
+    # The engine command follows `--` (default: this checkout's release build).
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:split])
+    cmd = argv[split + 1:] or [os.path.join(ROOT, "target", "release", "madhouse")]
+    if split == len(argv) and not os.path.exists(cmd[0]):
+        sys.exit(f"engine not found: {cmd[0]} (cargo build --release, or give the command after --)")
 
-    e = Engine(args.cmd)
-    e.send("uci")
-    e.until(lambda l: l == "uciok")
-    e.send("setoption name Threads value 1")
+    e = UciEngine(cmd)
+    options = {"Threads": 1}
     if args.variant_option:
-        e.send("setoption name UCI_Variant value crazyhouse")
+        options["UCI_Variant"] = "crazyhouse"
+    e.uci(options)
     total = solved = found = 0
     for fen, n, bm, name in cases(args.suite):
         total += 1
         e.send("ucinewgame")
-        e.send("isready")
-        e.until(lambda l: l == "readyok")
+        e.sync()
         e.send(f"position fen {fen}")
-        e.send(f"go nodes {args.nodes}" if args.nodes else f"go movetime {args.movetime}")
-        lines = e.until(lambda l: l.startswith("bestmove"))
-        best = lines[-1].split()[1]
+        go = f"go nodes {args.nodes}" if args.nodes else f"go movetime {args.movetime}"
+        _, last, lines = e.until("bestmove", send=go)
+        best = last.split()[1]
         mate = None
         for l in lines:
             if l.startswith("info") and " score " in l and "bound" not in l:
@@ -96,7 +77,7 @@ def main():
         solved += ok_mate and best == bm
         if args.verbose or not ok_mate:
             print(f"{name:28} mate {n} bm {bm:6} -> best {best:6} score mate {mate}")
-    e.send("quit")
+    e.quit()
     print(f"Mate found within the stated distance: {found}/{total}")
     print(f"Solved (mate within distance and the listed first move): {solved}/{total}")
 

@@ -26,65 +26,30 @@ Examples:
 import argparse
 import os
 import random
-import subprocess
 import sys
 import time
+
+from uci_engine import UciEngine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class Engine:
-    def __init__(self, cmd):
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
-
-    def send(self, line):
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def until(self, prefix, timeout=120):
-        end = time.time() + timeout
-        lines = []
-        while time.time() < end:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"the engine exited while waiting for '{prefix}'")
-            line = line.rstrip("\n")
-            if line.startswith(prefix):
-                return line, lines
-            lines.append(line)
-        raise RuntimeError(f"no '{prefix}' within {timeout} s")
-
-    def sync(self):
-        self.send("isready")
-        self.until("readyok")
-
-    def status(self):
-        """(VmRSS, VmHWM) in MB."""
-        vals = {}
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                if k in ("VmRSS", "VmHWM"):
-                    vals[k] = int(v.split()[0]) / 1024
-        return vals["VmRSS"], vals["VmHWM"]
-
-    def quit(self):
-        try:
-            self.send("quit")
-            self.proc.wait(timeout=10)
-        except Exception:
-            self.proc.kill()
+def status(pid):
+    """(VmRSS, VmHWM) of process `pid` in MB."""
+    vals = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                vals[k] = int(v.split()[0]) / 1024
+    return vals["VmRSS"], vals["VmHWM"]
 
 
 def random_game(eng, rng, plies):
     """`position startpos moves ...` with up to `plies` random legal moves (from `go perft 1`)."""
     moves = []
     for _ in range(plies):
-        eng.send("position startpos moves " + " ".join(moves))
-        eng.send("go perft 1")
-        _, lines = eng.until("Nodes searched")
-        legal = [l.split(":")[0] for l in lines if ":" in l and not l.startswith("info")]
+        legal = eng.legal_moves("position startpos moves " + " ".join(moves))
         if not legal:
             break
         moves.append(rng.choice(legal))
@@ -112,13 +77,13 @@ def main():
         sys.exit(f"engine not found: {args.engine} (build it or pass --engine)")
 
     rng = random.Random(args.seed)
-    eng = Engine([args.engine])
+    eng = UciEngine([args.engine])
     rows = []
     problems = []
     hash_now = 16  # the engine's default
 
     def record(phase, what, hash_mb):
-        rss, hwm = eng.status()
+        rss, hwm = status(eng.pid)
         over = rss - hash_mb
         ok = rss <= hash_mb + args.overhead
         if not ok:
@@ -129,8 +94,7 @@ def main():
         return rss
 
     def search(cmd="go depth 8 movetime 500"):
-        eng.send(cmd)
-        eng.until("bestmove")
+        eng.until("bestmove", timeout=120, send=cmd)
 
     eng.send("uci")
     eng.until("uciok")

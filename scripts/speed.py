@@ -15,7 +15,8 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
+
+from uci_engine import UciEngine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PERFT = [
@@ -25,28 +26,12 @@ PERFT = [
 
 
 def uci_perft(cmd, position, depth, variant):
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-    send = lambda s: (p.stdin.write(s + "\n"), p.stdin.flush())
-    send("uci")
-    if variant:
-        send("setoption name UCI_Variant value crazyhouse")
-    send("isready")
-    for line in p.stdout:
-        if line.strip() == "readyok":
-            break
-    send(f"position {position}")
-    t = time.time()
-    send(f"go perft {depth}")
-    nodes = None
-    for line in p.stdout:
-        m = re.match(r"\s*Nodes searched\s*:\s*(\d+)", line)
-        if m:
-            nodes = int(m.group(1))
-            break
-    el = time.time() - t
-    send("quit")
-    p.wait()
-    return nodes, el
+    """`go perft depth` in `position` through UCI: (nodes, seconds)."""
+    eng = UciEngine(cmd)
+    eng.uci({"UCI_Variant": "crazyhouse"} if variant else None)
+    nodes, secs, _ = eng.perft(f"position {position}", depth)
+    eng.quit()
+    return nodes, secs
 
 
 def main():

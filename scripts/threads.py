@@ -12,41 +12,29 @@ Example:
 import argparse
 import os
 import re
-import subprocess
 import sys
-import time
+
+from uci_engine import UciEngine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run(engine, threads, depth, fens, hash_mb):
-    p = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-    send = lambda s: (p.stdin.write(s + "\n"), p.stdin.flush())
-    send("uci")
-    send(f"setoption name Threads value {threads}")
-    send(f"setoption name Hash value {hash_mb}")
+    """Summed time to `bestmove` and nodes of `go depth` on each of `fens`."""
+    eng = UciEngine([engine])
+    eng.uci({"Threads": threads, "Hash": hash_mb})
     total_time = 0.0
     total_nodes = 0
     for fen in fens:
-        send("ucinewgame")
-        send(f"position fen {fen}")
-        send("isready")
-        for line in p.stdout:
-            if line.strip() == "readyok":
-                break
-        t = time.time()
-        send(f"go depth {depth}")
-        nodes = 0
-        for line in p.stdout:
-            m = re.search(r" nodes (\d+)", line)
-            if m:
-                nodes = int(m.group(1))
-            if line.startswith("bestmove"):
-                break
-        total_time += time.time() - t
-        total_nodes += nodes
-    send("quit")
-    p.wait()
+        eng.send("ucinewgame")
+        eng.send(f"position fen {fen}")
+        eng.sync()
+        t0 = eng.send(f"go depth {depth}")
+        t, _, lines = eng.until("bestmove", timeout=3600)
+        nodes = [int(m.group(1)) for m in map(lambda l: re.search(r" nodes (\d+)", l), lines) if m]
+        total_time += t - t0
+        total_nodes += nodes[-1] if nodes else 0
+    eng.quit()
     return total_time, total_nodes
 
 
