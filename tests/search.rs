@@ -42,6 +42,27 @@ fn search(
     (r, infos)
 }
 
+/// The first `k` cases of the mate suite (Fairy-Stockfish's mates, replayed with
+/// python-chess): (FEN, mate in N).
+fn suite_mates(k: usize) -> Vec<(&'static str, i32)> {
+    let suite = include_str!("data/zh-mates.epd");
+    let lines = suite.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    lines
+        .take(k)
+        .map(|line| {
+            let mut parts = line.split(';');
+            let fen = parts.next().unwrap().trim();
+            let n = parts.next().unwrap().trim().trim_start_matches("mate ").parse().unwrap();
+            (fen, n)
+        })
+        .collect()
+}
+
+/// Limits for a mate in `n`: stop at a mate, depth enough to see it.
+fn mate_limits(n: i32) -> Limits {
+    Limits { mate: Some(n), depth: Some(2 * n + 6), ..Limits::default() }
+}
+
 #[test]
 fn finds_drop_mates() {
     let mut engine = Engine::new();
@@ -56,17 +77,9 @@ fn finds_drop_mates() {
     assert!(p.in_check() && !p.has_legal_move());
 
     // The shared mate suite's first cases: a mate within the stated distance.
-    let suite = include_str!("data/zh-mates.epd");
-    for line in suite.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).take(6) {
-        let mut parts = line.split(';');
-        let fen = parts.next().unwrap().trim();
-        let n: i32 = parts.next().unwrap().trim().trim_start_matches("mate ").parse().unwrap();
+    for (fen, n) in suite_mates(6) {
         engine.clear();
-        let (r, _) = search(
-            &mut engine,
-            fen,
-            Limits { mate: Some(n), depth: Some(2 * n + 6), ..Limits::default() },
-        );
+        let (r, _) = search(&mut engine, fen, mate_limits(n));
         assert!(r.score >= MATE - (2 * n - 1), "{fen}: score {} for mate in {n}", r.score);
     }
 }
@@ -190,17 +203,9 @@ fn two_threads_find_the_forced_mates_of_one() {
     // play a move of it.
     let mut engine = Engine::new();
     engine.set_threads(2);
-    let suite = include_str!("data/zh-mates.epd");
-    for line in suite.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).take(4) {
-        let mut parts = line.split(';');
-        let fen = parts.next().unwrap().trim();
-        let n: i32 = parts.next().unwrap().trim().trim_start_matches("mate ").parse().unwrap();
+    for (fen, n) in suite_mates(4) {
         engine.clear();
-        let (r, infos) = search(
-            &mut engine,
-            fen,
-            Limits { mate: Some(n), depth: Some(2 * n + 6), ..Limits::default() },
-        );
+        let (r, infos) = search(&mut engine, fen, mate_limits(n));
         // Exactly the stated distance: the suite's mates are the shortest ones.
         assert_eq!(r.score, MATE - (2 * n - 1), "{fen}: score {} for mate in {n}", r.score);
         let last = infos.last().expect("a score line");
