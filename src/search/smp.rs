@@ -62,8 +62,16 @@ pub fn search(root: &Position, workers: &mut [Worker], shared: &Shared) {
         main.iterative_deepening(root, shared);
         // The main worker is done: helpers stop with it.
         shared.stop();
+        // A helper's panic is a bug: it reaches the caller (and the engine's `wait`, which
+        // logs and re-raises it) once every other helper has stopped.
+        let mut panic = None;
         for h in handles {
-            let _ = h.join();
+            if let Err(p) = h.join() {
+                panic.get_or_insert(p);
+            }
+        }
+        if let Some(p) = panic {
+            std::panic::resume_unwind(p);
         }
     });
 }
