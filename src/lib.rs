@@ -3,7 +3,8 @@
 //! Layers, bottom up:
 //! - [`core`]: rules, move generation, FEN and notation; [`score`]: the score scale;
 //! - [`perft`]: move-generator verification;
-//! - [`eval`]: drop-aware evaluation; [`tt`]: the shared transposition table;
+//! - [`eval`]: drop-aware evaluation; [`nnue`]: the neural network evaluation and its
+//!   trainer; [`tt`]: the shared transposition table;
 //! - [`search`]: lazy-SMP alpha-beta; [`time`]: limits and time management;
 //! - [`engine`]: the boundary protocols talk to; [`protocol`]: UCI and XBoard;
 //! - [`bench`]: the node-count signature; [`tune`]: fitting evaluation weights.
@@ -20,6 +21,7 @@ pub mod bench;
 pub mod core;
 pub mod engine;
 pub mod eval;
+pub mod nnue;
 pub mod perft;
 pub mod protocol;
 pub mod rng;

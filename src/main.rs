@@ -1,5 +1,5 @@
-//! The `madhouse` binary: command-line tools (`bench`, `perft`, `--help`, `--version`) or,
-//! without arguments, the UCI/XBoard protocol loop on stdin/stdout.
+//! The `madhouse` binary: command-line tools (`bench`, `perft`, `datagen`, `tune`, `train`,
+//! `--help`, `--version`) or, without arguments, the UCI/XBoard protocol loop on stdin/stdout.
 
 use madhouse::core::{Position, Variant, START_FEN};
 use madhouse::ENGINE_NAME;
@@ -18,6 +18,11 @@ Usage:
   madhouse tune --data FILE [--out src/eval/tuned.rs] [--epochs N] [--rate X] [--limit N] [--l2 X]
                 [--optimizer gd|adam] [--start current|hand-made]
                                    fit the evaluation weights to the results (Texel)
+  madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--epochs 10] [--batch 16384]
+                 [--lr 0.001] [--lr-end X] [--lambda 0.75] [--k 400] [--validation 0.05]
+                 [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
+                 [--resume]
+                                   train an NNUE network on `FEN | score | result` lines
   madhouse --help | --version
 
 Logs go to stderr; set RUST_LOG=debug for more.";
@@ -105,6 +110,40 @@ fn main() {
                 fail(&e.to_string());
             }
         }
+        "train" => {
+            let resume = args.iter().any(|a| a == "--resume");
+            let rest: Vec<String> =
+                args[1..].iter().filter(|a| *a != "--resume").cloned().collect();
+            let flags = Flags::parse(&rest);
+            let data = flags.get("data").unwrap_or_else(|| fail("train needs --data FILE"));
+            let out = flags.get("out").unwrap_or_else(|| fail("train needs --out FILE"));
+            let mut cfg = madhouse::nnue::train::TrainConfig::new(
+                data.split(',').map(Into::into).collect(),
+                out.into(),
+            );
+            cfg.resume = resume;
+            cfg.hidden = flags.num("hidden", cfg.hidden);
+            cfg.epochs = flags.num("epochs", cfg.epochs);
+            cfg.batch = flags.num("batch", cfg.batch);
+            cfg.limit = flags.num("limit", cfg.limit);
+            cfg.threads = flags.num("threads", cfg.threads);
+            cfg.seed = flags.num("seed", cfg.seed as usize) as u64;
+            cfg.lr = flags.float("lr", cfg.lr);
+            cfg.lr_end =
+                flags.float("lr-end", cfg.lr * madhouse::nnue::train::DEFAULT_LR_END_FRACTION);
+            cfg.lambda = flags.float("lambda", cfg.lambda);
+            cfg.k = flags.float("k", cfg.k);
+            cfg.validation = flags.float("validation", cfg.validation);
+            if let Some(v) = flags.get("variant") {
+                cfg.variant = v.parse().unwrap_or_else(|e: String| fail(&e));
+            }
+            if let Some(c) = flags.get("checkpoint") {
+                cfg.checkpoint = c.into();
+            }
+            if let Err(e) = madhouse::nnue::train::train(&cfg) {
+                fail(&e.to_string());
+            }
+        }
         other => fail(&format!("unknown argument '{other}' (see --help)")),
     }
 }
@@ -133,6 +172,13 @@ impl Flags {
 
     fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    fn float(&self, name: &str, default: f32) -> f32 {
+        match self.get(name) {
+            None => default,
+            Some(v) => v.parse().unwrap_or_else(|_| fail(&format!("--{name} needs a number"))),
+        }
     }
 
     fn num(&self, name: &str, default: usize) -> usize {

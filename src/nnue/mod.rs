@@ -1,0 +1,155 @@
+//! NNUE: an efficiently updatable neural network evaluation with crazyhouse pocket inputs.
+//!
+//! The network is one accumulator layer per perspective followed by a single output:
+//!
+//! ```text
+//!   features (INPUTS, sparse, per perspective)
+//!     -> accumulator: i16 x H per perspective (weights and bias scaled by QA)
+//!     -> SCReLU: clamp(acc, 0, QA)^2, side to move's half first, then the other half
+//!     -> output: i16 x 2H weights (scaled by QB) and an i32 bias (scaled by QA * QB)
+//!     -> centipawns: ((sum / QA) + bias) * SCALE / (QA * QB)
+//! ```
+//!
+//! Modules:
+//! - [`features`]: the one definition of the input features (board and pocket) and the
+//!   difference between two positions in feature terms;
+//! - [`network`]: the quantised network and its file format;
+//! - [`accumulator`]: refresh from scratch and incremental update from a parent position;
+//! - [`simd`]: the integer kernels (AVX2, NEON, scalar), bit-identical on every path;
+//! - [`train`]: the trainer behind `madhouse train`.
+//!
+//! Entry points for the engine: [`load_file`] (or [`Network::from_bytes`]) to get a network,
+//! [`Accumulator::refresh`] / [`Accumulator::update`] to follow the search, and [`evaluate`]
+//! for a score in centipawns from the side to move's view.
+
+pub mod accumulator;
+pub mod features;
+pub mod network;
+pub mod simd;
+pub mod train;
+
+use std::fmt;
+use std::path::Path;
+
+pub use accumulator::Accumulator;
+pub use features::INPUTS;
+pub use network::Network;
+pub use simd::Kernel;
+
+use crate::core::Color;
+
+/// Quantisation of the accumulator layer: a float weight or bias `w` is stored as
+/// `round(w * QA)`, and the activation's clipping point 1.0 becomes `QA`.
+pub const QA: i32 = 255;
+/// Quantisation of the output weights: `round(w * QB)`.
+pub const QB: i32 = 64;
+/// The network's raw output (1.0 in float terms) is this many centipawns.
+pub const SCALE: i32 = 400;
+/// Largest magnitude of a quantised output weight. SCReLU multiplies a clipped activation
+/// (at most `QA` = 255) by the weight in 16 bits before the second multiply; 255 * 127 fits
+/// in an i16, so the SIMD paths never truncate (the trainer clips weights to 127 / QB).
+pub const OUTPUT_WEIGHT_MAX: i32 = 127;
+/// Hidden sizes must be a multiple of this: the widest SIMD register holds 32 i16.
+pub const HIDDEN_ALIGN: usize = 32;
+/// Largest hidden size a file may declare; accumulators have this capacity so that the
+/// search can keep them in fixed arrays without allocating.
+pub const MAX_HIDDEN: usize = 1024;
+/// Output buckets this build understands (the header has the field for later growth).
+pub const OUTPUT_BUCKETS: usize = 1;
+/// First four bytes of a network file.
+pub const MAGIC: [u8; 4] = *b"MHNN";
+/// File format version written and accepted.
+pub const VERSION: u32 = 1;
+/// Hidden size of a new network when the trainer is not told otherwise.
+pub const DEFAULT_HIDDEN: usize = 256;
+
+/// Why a network file could not be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NnueError {
+    /// The file could not be read (the text is the operating system's message).
+    Io(String),
+    /// The data ends before the part named.
+    Truncated(&'static str),
+    /// The first four bytes are not `MHNN`.
+    BadMagic,
+    /// A format version this build does not read.
+    WrongVersion(u32),
+    /// The file's input count differs from [`INPUTS`].
+    FeatureMismatch {
+        /// Inputs in the file.
+        found: u32,
+        /// Inputs this build computes.
+        expected: u32,
+    },
+    /// A hidden size that is zero, too large, or not a multiple of [`HIDDEN_ALIGN`].
+    BadHidden(u32),
+    /// An output bucket count this build does not support.
+    BadBuckets(u32),
+    /// An output weight outside `-OUTPUT_WEIGHT_MAX..=OUTPUT_WEIGHT_MAX`.
+    OutputWeightRange(i16),
+    /// Bytes after the checksum.
+    TrailingBytes(usize),
+    /// The stored checksum differs from the contents.
+    Checksum {
+        /// Checksum stored in the file.
+        stored: u64,
+        /// Checksum of the contents.
+        computed: u64,
+    },
+}
+
+impl fmt::Display for NnueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NnueError::Io(e) => write!(f, "cannot read network file: {e}"),
+            NnueError::Truncated(part) => write!(f, "network file truncated (in the {part})"),
+            NnueError::BadMagic => write!(f, "not a Madhouse network file (bad magic)"),
+            NnueError::WrongVersion(v) => {
+                write!(f, "network file version {v} is not supported (expected {VERSION})")
+            }
+            NnueError::FeatureMismatch { found, expected } => write!(
+                f,
+                "network feature count mismatch: file has {found} inputs, this build uses \
+                 {expected}"
+            ),
+            NnueError::BadHidden(h) => write!(
+                f,
+                "network hidden size {h} is not supported (1..={MAX_HIDDEN}, a multiple of \
+                 {HIDDEN_ALIGN})"
+            ),
+            NnueError::BadBuckets(b) => {
+                write!(f, "network has {b} output buckets; this build supports {OUTPUT_BUCKETS}")
+            }
+            NnueError::OutputWeightRange(w) => write!(
+                f,
+                "network output weight {w} is outside -{OUTPUT_WEIGHT_MAX}..={OUTPUT_WEIGHT_MAX}"
+            ),
+            NnueError::TrailingBytes(n) => {
+                write!(f, "network file has {n} unexpected bytes after the checksum")
+            }
+            NnueError::Checksum { stored, computed } => write!(
+                f,
+                "network file checksum mismatch (stored {stored:016x}, contents {computed:016x}): \
+                 the file is corrupt"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NnueError {}
+
+/// Reads and checks a network file. Never panics: every problem is an [`NnueError`].
+pub fn load_file(path: impl AsRef<Path>) -> Result<Network, NnueError> {
+    let path = path.as_ref();
+    let bytes =
+        std::fs::read(path).map_err(|e| NnueError::Io(format!("{}: {e}", path.display())))?;
+    Network::from_bytes(&bytes)
+}
+
+/// The network's evaluation of the position whose accumulator is `acc`, in centipawns from
+/// `side_to_move`'s view. Uses the fastest kernel the CPU offers (chosen once when the
+/// network was built; [`Network::with_kernel`] forces another). Does not allocate.
+#[inline]
+pub fn evaluate(net: &Network, acc: &Accumulator, side_to_move: Color) -> i32 {
+    net.evaluate(acc, side_to_move)
+}

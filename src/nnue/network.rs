@@ -1,0 +1,250 @@
+//! The quantised network and its file format.
+//!
+//! File layout, all little-endian:
+//!
+//! ```text
+//!   b"MHNN"                magic
+//!   u32 version            VERSION
+//!   u32 inputs             features::INPUTS
+//!   u32 hidden             H: a multiple of HIDDEN_ALIGN, at most MAX_HIDDEN
+//!   u32 output buckets     B (OUTPUT_BUCKETS)
+//!   i16[INPUTS * H]        accumulator weights, feature-major (row f is H values), scale QA
+//!   i16[H]                 accumulator biases, scale QA
+//!   i16[B * 2H]            output weights per bucket: side to move's half, then the other's;
+//!                          scale QB, magnitude at most OUTPUT_WEIGHT_MAX
+//!   i32[B]                 output biases, scale QA * QB
+//!   u64                    FNV-1a 64 of every byte before it
+//! ```
+
+use super::features::INPUTS;
+use super::simd::{self, Kernel};
+use super::{
+    Accumulator, NnueError, HIDDEN_ALIGN, MAGIC, MAX_HIDDEN, OUTPUT_BUCKETS, OUTPUT_WEIGHT_MAX, QA,
+    QB, SCALE, VERSION,
+};
+use crate::core::Color;
+
+/// Bytes before the arrays: magic and four u32 fields.
+const HEADER_BYTES: usize = 4 + 4 * 4;
+
+/// A network ready for inference.
+#[derive(Clone)]
+pub struct Network {
+    hidden: usize,
+    kernel: Kernel,
+    ft_weights: Vec<i16>,
+    ft_bias: Vec<i16>,
+    out_weights: Vec<i16>,
+    out_bias: Vec<i32>,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network({}x{} -> 1, {})", INPUTS, self.hidden, self.kernel.name())
+    }
+}
+
+/// FNV-1a, 64 bits: the file checksum.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Reads fields in order, naming the part that runs out.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, part: &'static str) -> Result<&'a [u8], NnueError> {
+        let end = self.pos.checked_add(n).ok_or(NnueError::Truncated(part))?;
+        let s = self.bytes.get(self.pos..end).ok_or(NnueError::Truncated(part))?;
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn u32(&mut self, part: &'static str) -> Result<u32, NnueError> {
+        let b = self.take(4, part)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn i16s(&mut self, n: usize, part: &'static str) -> Result<Vec<i16>, NnueError> {
+        let b = self.take(2 * n, part)?;
+        Ok(b.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect())
+    }
+
+    fn i32s(&mut self, n: usize, part: &'static str) -> Result<Vec<i32>, NnueError> {
+        let b = self.take(4 * n, part)?;
+        Ok(b.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+}
+
+fn check_hidden(hidden: u32) -> Result<usize, NnueError> {
+    let h = hidden as usize;
+    if h == 0 || h > MAX_HIDDEN || h % HIDDEN_ALIGN != 0 {
+        return Err(NnueError::BadHidden(hidden));
+    }
+    Ok(h)
+}
+
+fn check_out_weights(w: &[i16]) -> Result<(), NnueError> {
+    match w.iter().find(|&&x| (x as i32).abs() > OUTPUT_WEIGHT_MAX) {
+        Some(&x) => Err(NnueError::OutputWeightRange(x)),
+        None => Ok(()),
+    }
+}
+
+impl Network {
+    /// Builds a network from its quantised arrays (layout as in the file). Errors for a
+    /// hidden size or output weight the inference cannot take.
+    ///
+    /// # Panics
+    /// When an array's length does not match `hidden` (a programming error).
+    pub fn new(
+        hidden: usize,
+        ft_weights: Vec<i16>,
+        ft_bias: Vec<i16>,
+        out_weights: Vec<i16>,
+        out_bias: Vec<i32>,
+    ) -> Result<Network, NnueError> {
+        let h = check_hidden(u32::try_from(hidden).unwrap_or(u32::MAX))?;
+        assert_eq!(ft_weights.len(), INPUTS * h);
+        assert_eq!(ft_bias.len(), h);
+        assert_eq!(out_weights.len(), OUTPUT_BUCKETS * 2 * h);
+        assert_eq!(out_bias.len(), OUTPUT_BUCKETS);
+        check_out_weights(&out_weights)?;
+        Ok(Network {
+            hidden: h,
+            kernel: Kernel::detect(),
+            ft_weights,
+            ft_bias,
+            out_weights,
+            out_bias,
+        })
+    }
+
+    /// Parses and checks a network file. Never panics.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NnueError> {
+        let mut r = Reader { bytes, pos: 0 };
+        if r.take(4, "magic")? != MAGIC {
+            return Err(NnueError::BadMagic);
+        }
+        let version = r.u32("header")?;
+        if version != VERSION {
+            return Err(NnueError::WrongVersion(version));
+        }
+        let inputs = r.u32("header")?;
+        if inputs as usize != INPUTS {
+            return Err(NnueError::FeatureMismatch { found: inputs, expected: INPUTS as u32 });
+        }
+        let h = check_hidden(r.u32("header")?)?;
+        let buckets = r.u32("header")?;
+        if buckets as usize != OUTPUT_BUCKETS {
+            return Err(NnueError::BadBuckets(buckets));
+        }
+        let ft_weights = r.i16s(INPUTS * h, "accumulator weights")?;
+        let ft_bias = r.i16s(h, "accumulator biases")?;
+        let out_weights = r.i16s(OUTPUT_BUCKETS * 2 * h, "output weights")?;
+        let out_bias = r.i32s(OUTPUT_BUCKETS, "output biases")?;
+        let body_end = r.pos;
+        let stored = r.take(8, "checksum")?;
+        let stored =
+            u64::from_le_bytes(stored.try_into().map_err(|_| NnueError::Truncated("checksum"))?);
+        if r.pos < bytes.len() {
+            return Err(NnueError::TrailingBytes(bytes.len() - r.pos));
+        }
+        let computed = fnv1a(&bytes[..body_end]);
+        if stored != computed {
+            return Err(NnueError::Checksum { stored, computed });
+        }
+        // The arrays were read with exactly the lengths `new` requires.
+        Network::new(h, ft_weights, ft_bias, out_weights, out_bias)
+    }
+
+    /// The file image of this network (what [`Network::from_bytes`] reads).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(self.file_size());
+        b.extend_from_slice(&MAGIC);
+        for x in [VERSION, INPUTS as u32, self.hidden as u32, OUTPUT_BUCKETS as u32] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        for arr in [&self.ft_weights, &self.ft_bias, &self.out_weights] {
+            for x in arr.iter() {
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        for x in &self.out_bias {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        let sum = fnv1a(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// Size of the file image in bytes.
+    pub fn file_size(&self) -> usize {
+        HEADER_BYTES + 2 * (INPUTS + 1 + 2 * OUTPUT_BUCKETS) * self.hidden + 4 * OUTPUT_BUCKETS + 8
+    }
+
+    /// Writes the file image to `path`.
+    pub fn save(&self, path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+        std::fs::write(path, self.to_bytes())
+    }
+
+    /// The hidden size H.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// The kernel this network evaluates with.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The same network on another kernel; `None` when this CPU lacks it.
+    pub fn with_kernel(&self, kernel: Kernel) -> Option<Network> {
+        kernel.is_available().then(|| Network { kernel, ..self.clone() })
+    }
+
+    /// Accumulator weights, feature-major (row `f` is `hidden` values).
+    pub(crate) fn ft_weights(&self) -> &[i16] {
+        &self.ft_weights
+    }
+
+    /// Accumulator biases.
+    pub(crate) fn ft_bias(&self) -> &[i16] {
+        &self.ft_bias
+    }
+
+    /// The output bucket of a position (always 0 until output buckets exist).
+    #[inline]
+    fn bucket(&self) -> usize {
+        0
+    }
+
+    /// The raw output sum before scaling: sum of SCReLU terms over both halves (scale
+    /// QA * QA * QB).
+    #[inline]
+    fn output_sum(&self, acc: &Accumulator, stm: Color) -> (i32, i32) {
+        let h = self.hidden;
+        let b = self.bucket();
+        let w = &self.out_weights[b * 2 * h..(b + 1) * 2 * h];
+        let sum = simd::output(self.kernel, acc.values(stm), acc.values(!stm), w, h);
+        (sum, self.out_bias[b])
+    }
+
+    /// Centipawns from `stm`'s view for the position whose accumulator is `acc`:
+    /// `((sum / QA) + bias) * SCALE / (QA * QB)`, divisions truncating toward zero. The
+    /// result is far inside i32 but is not clamped: the search keeps it below its mate scores.
+    #[inline]
+    pub fn evaluate(&self, acc: &Accumulator, stm: Color) -> i32 {
+        let (sum, bias) = self.output_sum(acc, stm);
+        let v = (sum / QA) as i64 + bias as i64;
+        (v * SCALE as i64 / (QA * QB) as i64) as i32
+    }
+}
