@@ -18,8 +18,8 @@ Usage:
   madhouse tune --data FILE [--out src/eval/tuned.rs] [--epochs N] [--rate X] [--limit N] [--l2 X]
                 [--optimizer gd|adam] [--start current|hand-made]
                                    fit the evaluation weights to the results (Texel)
-  madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--epochs 10] [--batch 16384]
-                 [--lr 0.001] [--lr-end X] [--lambda 0.75] [--k 400] [--validation 0.05]
+  madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--epochs 10] [--batch 4096]
+                 [--lr 0.01] [--lr-end X] [--lambda 0.75] [--k 400] [--validation 0.05]
                  [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
                  [--resume]
                                    train an NNUE network on `FEN | score | result` lines

@@ -191,6 +191,9 @@ pub fn diff(from: &Position, to: &Position) -> Option<Changes> {
         }
     }
     for color in Color::ALL {
+        if from.hand(color) == to.hand(color) {
+            continue;
+        }
         for role in Role::DROPPABLE {
             let a = slots(from.hand(color).count(role));
             let b = slots(to.hand(color).count(role));

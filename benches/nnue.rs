@@ -1,0 +1,63 @@
+//! Criterion benchmarks of NNUE inference with H = 256 (random weights: speed does not
+//! depend on the values): accumulator refresh, incremental update for a quiet move, a
+//! capture and a drop, and the output layer, on every kernel this CPU has.
+//!
+//! Run with `cargo bench --bench nnue`.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use madhouse::core::{Move, Position, Role, Square, Variant};
+use madhouse::nnue::{Accumulator, Kernel, Network, INPUTS, OUTPUT_WEIGHT_MAX};
+use madhouse::rng::Rng;
+
+const HIDDEN: usize = 256;
+
+/// A crazyhouse middlegame with pieces in both pockets (white to move).
+const FEN: &str = "r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[QNNpp] w KQkq - 0 1";
+
+fn network() -> Network {
+    let mut rng = Rng::new(1);
+    let mut r = |n: usize, m: i32| -> Vec<i16> {
+        (0..n).map(|_| (rng.below(2 * m as usize + 1) as i32 - m) as i16).collect()
+    };
+    let (w, b, o) = (r(INPUTS * HIDDEN, 60), r(HIDDEN, 60), r(2 * HIDDEN, OUTPUT_WEIGHT_MAX));
+    Network::new(HIDDEN, w, b, o, vec![0]).expect("valid network")
+}
+
+fn sq(name: &str) -> Square {
+    Square::parse(name).expect("square")
+}
+
+fn nnue(c: &mut Criterion) {
+    let base = network();
+    let pos = Position::from_fen(FEN, Variant::Crazyhouse).expect("valid FEN");
+    let children = [
+        ("quiet", Move::normal(sq("a2"), sq("a3"))),
+        ("capture", Move::normal(sq("d3"), sq("e4"))),
+        ("drop", Move::drop(Role::Knight, sq("g5"))),
+    ];
+    for kernel in Kernel::available() {
+        let net = base.with_kernel(kernel).expect("available kernel");
+        let name = kernel.name();
+        let mut group = c.benchmark_group(format!("nnue/{name}"));
+        let mut acc = Box::new(Accumulator::new());
+        group.bench_function("refresh", |b| b.iter(|| acc.refresh(&net, black_box(&pos))));
+        acc.refresh(&net, &pos);
+        let mut child_acc = Box::new(Accumulator::new());
+        for (label, m) in children {
+            assert!(pos.legal_moves().contains(m), "{label} move must be legal");
+            let child = pos.after(m);
+            group.bench_function(format!("update/{label}"), |b| {
+                b.iter(|| child_acc.update(&net, &acc, black_box(&pos), black_box(&child)))
+            });
+        }
+        group.bench_function("evaluate", |b| {
+            b.iter(|| madhouse::nnue::evaluate(&net, black_box(&acc), pos.turn()))
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, nnue);
+criterion_main!(benches);
