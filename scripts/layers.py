@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that no module of src/ imports from a layer above it.
 
-Layers, bottom up (README's code layout): core, rng, score -> eval, tt, time -> search ->
+Layers, bottom up (README's code layout): core, rng, score -> eval, nnue, tt, time -> search ->
 engine -> protocol, with bench, perft and tune beside protocol. A module may use its own layer
 and those below. Run by .ci/run; prints each violation and exits 1 if there is one.
 """
@@ -11,7 +11,7 @@ import sys
 
 LAYER = {
     "core": 0, "rng": 0, "score": 0,
-    "eval": 1, "tt": 1, "time": 1,
+    "eval": 1, "nnue": 1, "tt": 1, "time": 1,
     "search": 2,
     "engine": 3,
     "protocol": 4, "bench": 4, "perft": 4, "tune": 4,

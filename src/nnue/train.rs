@@ -16,12 +16,12 @@
 //! - Every epoch: the loss on held-out positions, and a checkpoint (parameters and Adam
 //!   state) that `--resume` continues from.
 //!
-//! The sigmoid scale K: on Madhouse's own self-play data (281k positions, 2025 snapshot of
-//! `selfplay-scored.txt`) the error of `sigmoid(score / K)` against the game results is
-//! lowest for K between 400 and 500 (0.17337 at 400, 0.17336 at 500, 0.1764 at 300); 400
-//! also equals `SCALE`, so the network's raw output 1.0 means a 73% expectation, as a
-//! 400 cp search score does. The trainer prints the best K for the data it reads, so a
-//! change of the search's scale shows up.
+//! The sigmoid scale K: on Madhouse's own self-play data (a 281k-position snapshot of the
+//! scored self-play file) the error of `sigmoid(score / K)` against the game results is
+//! lowest for K between 400 and 500 (0.17337 at 400, 0.17336 at 500, 0.1764 at 300; the
+//! trainer's own fit on a 661k-position snapshot says 454). 400 also equals `SCALE`, so the
+//! network's raw output 1.0 means a 73% expectation, as a 400 cp search score does. The
+//! trainer prints the best K for the data it reads, so a change of the search's scale shows.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
@@ -35,7 +35,7 @@ use super::network::fnv1a;
 use super::{Network, NnueError, HIDDEN_ALIGN, MAX_HIDDEN, OUTPUT_WEIGHT_MAX, QA, QB, SCALE};
 use crate::core::{Color, Position, Variant};
 use crate::rng::Rng;
-use crate::search::params::MATE_BOUND;
+use crate::score::MATE_BOUND;
 
 /// Sigmoid scale in centipawns (see the module notes for the measurement behind it).
 pub const DEFAULT_K: f32 = 400.0;
