@@ -851,8 +851,9 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
             rate_at(cfg, opt.t, train.len().div_ceil(cfg.batch) as u64 * cfg.epochs as u64)
         );
     }
-    let q = net.quantise().map_err(io::Error::other)?;
-    q.save(&cfg.out)?;
+    net.quantise().map_err(io::Error::other)?.save(&cfg.out)?;
+    // Measure the file as the engine will load it.
+    let q = super::load_file(&cfg.out).map_err(io::Error::other)?;
     let (mean, max, expected) = quantisation_error(&net, &q, &val);
     eprintln!(
         "train: wrote {} ({} bytes, H = {}); quantised vs float on validation: mean {mean:.2} cp \
