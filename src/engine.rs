@@ -11,6 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::core::Position;
+use crate::nnue::Network;
 pub use crate::search::smp::SearchResult;
 use crate::search::smp::{self, SEARCH_STACK};
 use crate::search::{Reporter, Shared, Worker};
@@ -29,6 +30,9 @@ pub const MAX_THREADS: usize = 512;
 pub const DEFAULT_MULTIPV: usize = 1;
 /// Largest number of principal variations.
 pub const MAX_MULTIPV: usize = 500;
+/// Whether searches use the built-in network by default (else the hand-written evaluation).
+/// Off until a network beats the hand-written evaluation in a match (README, The network).
+pub const DEFAULT_USE_NNUE: bool = false;
 /// Default reserve per move for GUI and network delays, milliseconds (a local GUI).
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
 /// Largest reserve per move, milliseconds.
@@ -84,6 +88,8 @@ pub struct Engine {
     running: Option<Running>,
     /// A hash size set during a search, applied when it ends.
     pending_hash_mb: Option<usize>,
+    /// The network searches evaluate with; `None`: the hand-written evaluation.
+    net: Option<Arc<Network>>,
 }
 
 impl Default for Engine {
@@ -101,6 +107,7 @@ impl Engine {
             options: EngineOptions::default(),
             running: None,
             pending_hash_mb: None,
+            net: DEFAULT_USE_NNUE.then(crate::nnue::embedded),
         }
     }
 
@@ -131,6 +138,17 @@ impl Engine {
     /// Size of the transposition table in megabytes.
     pub fn hash_mb(&self) -> usize {
         self.tt.size_mb()
+    }
+
+    /// Sets the evaluation of the next searches: a network, or `None` for the hand-written
+    /// evaluation. A running search keeps the one it started with.
+    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
+        self.net = net;
+    }
+
+    /// The network searches evaluate with, if any.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.net.as_ref()
     }
 
     /// Sets the number of search threads, used from the next search on.
@@ -211,6 +229,7 @@ impl Engine {
             self.options.move_overhead_ms,
             self.options.multipv,
             reporter,
+            self.net.clone(),
         ));
         let halted = Arc::new(AtomicBool::new(false));
         let delivered = Arc::new(AtomicBool::new(false));

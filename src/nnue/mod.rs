@@ -30,6 +30,7 @@ pub mod train;
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 pub use accumulator::Accumulator;
 pub use features::INPUTS;
@@ -138,6 +139,19 @@ impl fmt::Display for NnueError {
 
 impl std::error::Error for NnueError {}
 
+/// The network built into the binary (`src/nnue/default.nnue`; see the README for how it was
+/// trained), so that the engine stays one file to copy.
+pub static EMBEDDED: &[u8] = include_bytes!("default.nnue");
+
+/// The built-in network, read once. A build whose embedded file does not load is a broken
+/// build: the tests check it loads.
+pub fn embedded() -> Arc<Network> {
+    static NET: once_cell::sync::Lazy<Arc<Network>> = once_cell::sync::Lazy::new(|| {
+        Arc::new(Network::from_bytes(EMBEDDED).expect("the embedded network loads"))
+    });
+    NET.clone()
+}
+
 /// Reads and checks a network file. Never panics: every problem is an [`NnueError`].
 pub fn load_file(path: impl AsRef<Path>) -> Result<Network, NnueError> {
     let path = path.as_ref();
@@ -152,4 +166,13 @@ pub fn load_file(path: impl AsRef<Path>) -> Result<Network, NnueError> {
 #[inline]
 pub fn evaluate(net: &Network, acc: &Accumulator, side_to_move: Color) -> i32 {
     net.evaluate(acc, side_to_move)
+}
+
+/// The network's evaluation of `pos` computed from scratch (no accumulator at hand), in
+/// centipawns from the side to move's view. For one-off evaluations (`eval`, a search
+/// stopped before its first move); searches update accumulators incrementally instead.
+pub fn evaluate_position(net: &Network, pos: &crate::core::Position) -> i32 {
+    let mut acc = Box::new(Accumulator::new());
+    acc.refresh(net, pos);
+    net.evaluate(&acc, pos.turn())
 }

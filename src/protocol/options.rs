@@ -9,10 +9,13 @@
 use std::fmt;
 
 use crate::core::Variant;
+use std::sync::Arc;
+
 use crate::engine::{
     Engine, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, DEFAULT_MULTIPV, DEFAULT_THREADS,
-    MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_MULTIPV, MAX_THREADS,
+    DEFAULT_USE_NNUE, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_MULTIPV, MAX_THREADS,
 };
+use crate::nnue::Network;
 
 /// Which option (what [`Settings::set`] dispatches on).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,6 +40,10 @@ pub enum Id {
     ShowWdl,
     /// Accepted for lichess-bot's default configuration; never read.
     SyzygyPath,
+    /// Evaluate with the network (else the hand-written evaluation).
+    UseNnue,
+    /// The network file (`<internal>`: the built-in network).
+    EvalFile,
 }
 
 /// The type of an option, with its default and range.
@@ -67,6 +74,11 @@ pub enum Kind {
     Button,
     /// Free text.
     Text {
+        /// Default value.
+        default: &'static str,
+    },
+    /// A file path.
+    File {
         /// Default value.
         default: &'static str,
     },
@@ -133,7 +145,24 @@ pub const TABLE: &[Spec] = &[
     spec(Id::AnalyseMode, "UCI_AnalyseMode", None, Kind::Check { default: false }, When::Now),
     spec(Id::ShowWdl, "UCI_ShowWDL", None, Kind::Check { default: false }, When::Now),
     spec(Id::SyzygyPath, "SyzygyPath", None, Kind::Text { default: "" }, When::Now),
+    spec(
+        Id::UseNnue,
+        "Use NNUE",
+        Some("UseNNUE"),
+        Kind::Check { default: DEFAULT_USE_NNUE },
+        When::Now,
+    ),
+    spec(
+        Id::EvalFile,
+        "EvalFile",
+        Some("EvalFile"),
+        Kind::File { default: INTERNAL_NET },
+        When::Now,
+    ),
 ];
+
+/// The `EvalFile` value that names the built-in network.
+pub const INTERNAL_NET: &str = "<internal>";
 
 const fn spec(
     id: Id,
@@ -178,6 +207,13 @@ pub enum OptionError {
     },
     /// The option cannot change during a search.
     Busy(&'static str),
+    /// The value was understood but could not be applied (a network file that does not load).
+    Failed {
+        /// Option name.
+        name: &'static str,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for OptionError {
@@ -188,6 +224,7 @@ impl fmt::Display for OptionError {
                 write!(f, "invalid value '{value}' for {name}: expected {expected}")
             }
             OptionError::Busy(name) => write!(f, "{name} ignored during a search"),
+            OptionError::Failed { name, reason } => write!(f, "{name} not changed: {reason}"),
         }
     }
 }
@@ -229,7 +266,7 @@ impl Spec {
                 format!("type combo default {default} {}", vars.join(" "))
             }
             Kind::Button => "type button".to_string(),
-            Kind::Text { default } => {
+            Kind::Text { default } | Kind::File { default } => {
                 format!(
                     "type string default {}",
                     if default.is_empty() { "<empty>" } else { default }
@@ -251,6 +288,7 @@ impl Spec {
             }
             Kind::Button => "-button".to_string(),
             Kind::Text { default } => format!("-string {default}"),
+            Kind::File { default } => format!("-file {default}"),
         };
         Some(format!("feature option=\"{name} {kind}\""))
     }
@@ -279,7 +317,7 @@ impl Spec {
                 .map(|c| Value::Text(c.to_string()))
                 .ok_or_else(|| invalid(choices.join(", "))),
             Kind::Button => Ok(Value::Press),
-            Kind::Text { .. } => {
+            Kind::Text { .. } | Kind::File { .. } => {
                 let v = value.trim();
                 let v = if dialect == Dialect::Uci && v == "<empty>" { "" } else { v };
                 Ok(Value::Text(v.to_string()))
@@ -301,6 +339,12 @@ pub struct Settings {
     pub variant: Variant,
     /// Accepted and never read: crazyhouse has no tablebases.
     pub syzygy_path: String,
+    /// Evaluate with the network.
+    pub use_nnue: bool,
+    /// The network file set with `EvalFile`.
+    pub eval_file: String,
+    /// The network `EvalFile` names (loaded when set), used while `use_nnue`.
+    pub net: Arc<Network>,
 }
 
 impl Default for Settings {
@@ -308,7 +352,9 @@ impl Default for Settings {
     fn default() -> Self {
         let check = |id| matches!(spec_of(id).kind, Kind::Check { default: true });
         let text = |id| match spec_of(id).kind {
-            Kind::Text { default } | Kind::Combo { default, .. } => default,
+            Kind::Text { default } | Kind::Combo { default, .. } | Kind::File { default } => {
+                default
+            }
             _ => "",
         };
         Settings {
@@ -317,6 +363,9 @@ impl Default for Settings {
             show_wdl: check(Id::ShowWdl),
             variant: text(Id::Variant).parse().unwrap_or(Variant::ALL[0]),
             syzygy_path: text(Id::SyzygyPath).to_string(),
+            use_nnue: check(Id::UseNnue),
+            eval_file: text(Id::EvalFile).to_string(),
+            net: crate::nnue::embedded(),
         }
     }
 }
@@ -359,6 +408,24 @@ impl Settings {
             Id::SyzygyPath => {
                 if let Value::Text(path) = value {
                     self.syzygy_path = path;
+                }
+            }
+            Id::UseNnue => {
+                self.use_nnue = flag;
+                engine.set_network(flag.then(|| self.net.clone()));
+            }
+            Id::EvalFile => {
+                if let Value::Text(path) = value {
+                    // A file that does not load changes nothing: the network in use stays.
+                    self.net = if path.is_empty() || path == INTERNAL_NET {
+                        crate::nnue::embedded()
+                    } else {
+                        Arc::new(crate::nnue::load_file(&path).map_err(|e| {
+                            OptionError::Failed { name: spec.uci, reason: e.to_string() }
+                        })?)
+                    };
+                    self.eval_file = path;
+                    engine.set_network(self.use_nnue.then(|| self.net.clone()));
                 }
             }
         }

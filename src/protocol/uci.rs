@@ -183,7 +183,19 @@ impl Uci {
             }
             "d" => println!("{}", self.game.current()),
             "eval" => {
-                for l in crate::eval::breakdown(self.game.current()).lines() {
+                // The network's output beside the hand-written breakdown, whichever is in use.
+                let pos = self.game.current();
+                let nn = crate::nnue::evaluate_position(&self.settings.net, pos);
+                println!(
+                    "Network ({}, {}): {nn} cp from {}'s side ({} cp from White's)",
+                    self.settings.eval_file,
+                    if self.settings.use_nnue { "in use" } else { "not in use: Use NNUE false" },
+                    pos.turn().name(),
+                    nn * pos.turn().sign()
+                );
+                println!();
+                println!("Hand-written evaluation:");
+                for l in crate::eval::breakdown(pos).lines() {
                     println!("{l}");
                 }
             }

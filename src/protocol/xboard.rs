@@ -521,6 +521,8 @@ impl Xboard {
             Ok(()) => {}
             // XBoard's Clear Hash during a search is dropped silently, as before.
             Err(OptionError::Busy(_)) => {}
+            // Understood but not applied (a network file that does not load): tell the user.
+            Err(e @ OptionError::Failed { .. }) => println!("tellusererror {e}"),
             Err(_) => error("bad option value", arg),
         }
     }

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use crate::core::{Move, Position, Role};
 use crate::eval::evaluate;
+use crate::nnue::{Accumulator, Network};
 use crate::score::{DRAW, INFINITE, MATE, MATE_BOUND};
 use crate::time::{Limits, TimeBudget};
 use crate::tt::{Bound, TranspositionTable, TtEntry};
@@ -95,6 +96,8 @@ pub struct Shared {
     pub multipv: usize,
     /// Where progress goes.
     pub reporter: Arc<dyn Reporter>,
+    /// The network that evaluates positions; `None`: the hand-written evaluation.
+    pub net: Option<Arc<Network>>,
 }
 
 impl Shared {
@@ -106,6 +109,7 @@ impl Shared {
         overhead_ms: u64,
         multipv: usize,
         reporter: Arc<dyn Reporter>,
+        net: Option<Arc<Network>>,
     ) -> Shared {
         let budget = TimeBudget::new(&limits, overhead_ms);
         let ponder = limits.ponder;
@@ -120,6 +124,7 @@ impl Shared {
             timing_origin_ms: AtomicU64::new(0),
             multipv: multipv.max(1),
             reporter,
+            net,
         }
     }
 
@@ -271,6 +276,8 @@ pub struct Worker {
     pub id: usize,
     history: Box<History>,
     killers: Box<[[Option<Move>; 2]; MAX_PLY + 2]>,
+    /// Network accumulators by ply (used when the search has a network).
+    accs: Box<[Accumulator]>,
     stack: Box<[Frame; MAX_PLY + 4]>,
     keys: Vec<u64>,
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
@@ -299,6 +306,7 @@ impl Worker {
             id,
             history: History::new(),
             killers: Box::new([[None; 2]; MAX_PLY + 2]),
+            accs: vec![Accumulator::new(); MAX_PLY + 4].into_boxed_slice(),
             stack: Box::new([Frame::default(); MAX_PLY + 4]),
             keys: Vec::with_capacity(4096),
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
@@ -424,6 +432,9 @@ impl Worker {
     pub fn iterative_deepening(&mut self, root: &Position, shared: &Shared) {
         if self.root_moves.is_empty() {
             return;
+        }
+        if let Some(net) = &shared.net {
+            self.accs[0].refresh(net, root);
         }
         let max_depth = shared.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let multipv = shared.multipv.min(self.root_moves.len());
@@ -632,6 +643,29 @@ impl Worker {
         shared.report_line(rm, self.root_depth, rm.score, bound, pv_idx + 1, nodes);
     }
 
+    /// The static evaluation of `pos`, the position at `ply`, from the side to move's view:
+    /// the network's when the search has one (its accumulator is at `ply`), else the
+    /// hand-written evaluation. Kept out of the mate range.
+    #[inline]
+    fn static_eval(&self, shared: &Shared, pos: &Position, ply: usize) -> i32 {
+        match &shared.net {
+            Some(net) => {
+                net.evaluate(&self.accs[ply], pos.turn()).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+            }
+            None => evaluate(pos),
+        }
+    }
+
+    /// Sets the accumulator of `child`, the position at `ply + 1`, from that of `parent` at
+    /// `ply` (nothing to do without a network).
+    #[inline]
+    fn update_acc(&mut self, shared: &Shared, ply: usize, parent: &Position, child: &Position) {
+        if let Some(net) = &shared.net {
+            let (done, next) = self.accs.split_at_mut(ply + 1);
+            next[0].update(net, &done[ply], parent, child);
+        }
+    }
+
     fn update_pv(&mut self, ply: usize, m: Move) {
         let child_len = self.pv_len[ply + 1].min(MAX_PLY);
         self.pv[ply][ply] = Some(m);
@@ -673,7 +707,7 @@ impl Worker {
                 return DRAW;
             }
             if ply >= MAX_PLY {
-                return if pos.in_check() { DRAW } else { evaluate(pos) };
+                return if pos.in_check() { DRAW } else { self.static_eval(shared, pos, ply) };
             }
             if self.is_repetition() {
                 return DRAW;
@@ -717,7 +751,7 @@ impl Worker {
             }
             e
         } else {
-            let e = evaluate(pos);
+            let e = self.static_eval(shared, pos, ply);
             if excluded.is_none() {
                 tt_slot.store(
                     key,
@@ -768,6 +802,7 @@ impl Worker {
                     + ((eval - beta) / NMP_EVAL_DIVISOR).min(3);
                 let mut child = pos.clone();
                 child.play_null();
+                self.update_acc(shared, ply, pos, &child);
                 self.stack[ply].mv = None;
                 self.stack[ply].pt = None;
                 self.stack[ply].null = true;
@@ -895,6 +930,7 @@ impl Worker {
             }
 
             let child = pos.after(m);
+            self.update_acc(shared, ply, pos, &child);
             let new_depth = depth - 1 + extension;
             self.stack[ply].mv = Some(m);
             self.stack[ply].pt = Some(piece_to(pos, m));
@@ -1110,7 +1146,7 @@ impl Worker {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY {
-            return if in_check { DRAW } else { evaluate(pos) };
+            return if in_check { DRAW } else { self.static_eval(shared, pos, ply) };
         }
         if self.is_repetition() {
             return DRAW;
@@ -1132,7 +1168,7 @@ impl Worker {
         } else {
             eval = match tt_hit {
                 Some(h) => h.eval,
-                None => evaluate(pos),
+                None => self.static_eval(shared, pos, ply),
             };
             best_score = eval;
             if best_score >= beta {
@@ -1177,6 +1213,7 @@ impl Worker {
                 }
             }
             let child = pos.after(m);
+            self.update_acc(shared, ply, pos, &child);
             self.stack[ply].mv = Some(m);
             self.stack[ply].pt = Some(piece_to(pos, m));
             self.keys.push(child.key());

@@ -88,10 +88,13 @@ pub fn conclude(root: &Position, workers: &[Worker], shared: &Shared) -> SearchR
     let nodes = shared.total_nodes().max(workers.iter().map(Worker::nodes).sum());
     // The score of the latest search of the move; a search stopped before any root move was
     // searched falls back to the static evaluation, so a score line always precedes the move.
-    let score = [rm.score, rm.prev_score]
-        .into_iter()
-        .find(|&s| s != -INFINITE)
-        .unwrap_or_else(|| crate::eval::evaluate(root));
+    let score =
+        [rm.score, rm.prev_score].into_iter().find(|&s| s != -INFINITE).unwrap_or_else(|| {
+            match &shared.net {
+                Some(net) => crate::nnue::evaluate_position(net, root),
+                None => crate::eval::evaluate(root),
+            }
+        });
     let ponder = rm.pv.get(1).copied().or_else(|| ponder_from_tt(&shared.tt, root, rm.mv));
     let already_shown = best == 0 && w.last_reported() == Some(&(score, rm.pv.clone()));
     if !already_shown {

@@ -1,0 +1,127 @@
+//! The network options through the protocols: `EvalFile` loads a network file (a bad one is
+//! refused with a message and the network in use stays), `Use NNUE` switches to the
+//! hand-written evaluation, and the built-in network loads.
+
+mod proto;
+
+use std::time::Duration;
+
+use madhouse::nnue::{Network, INPUTS, QA, QB, SCALE};
+use proto::Engine;
+
+/// A network whose every weight is zero but the output bias: it scores every position
+/// `bias * SCALE / (QA * QB)` centipawns, a value computed here by hand from the file format.
+fn constant_network(dir: &std::path::Path, cp: i32) -> std::path::PathBuf {
+    let h = 32;
+    let bias = cp * QA * QB / SCALE;
+    assert_eq!(bias * SCALE / (QA * QB), cp, "pick a cp the quantisation represents exactly");
+    let net = Network::new(h, vec![0; INPUTS * h], vec![0; h], vec![0; 2 * h], vec![bias]).unwrap();
+    let path = dir.join(format!("constant-{cp}.nnue"));
+    net.save(&path).unwrap();
+    path
+}
+
+/// The network's score line of `eval`, in centipawns from White's side.
+fn network_eval(e: &mut Engine) -> i32 {
+    e.send("eval");
+    let lines = e.read_until(|l| l.starts_with("Network ("), Duration::from_secs(20));
+    let line = lines.last().unwrap_or_else(|| e.fail("no network line from eval"));
+    let white = line.rsplit('(').next().unwrap();
+    let cp = white.split_whitespace().next().unwrap().parse().unwrap_or_else(|_| e.fail(line));
+    e.sync(); // the hand-written breakdown follows
+    cp
+}
+
+#[test]
+fn the_built_in_network_loads() {
+    let net = madhouse::nnue::embedded();
+    assert!(net.hidden() > 0);
+    // Not a constant network: the two sides' positions score differently.
+    let start = madhouse::core::Position::startpos(madhouse::core::Variant::Crazyhouse);
+    let up = madhouse::core::Position::from_fen(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[QQ] w KQkq - 0 1",
+        madhouse::core::Variant::Crazyhouse,
+    )
+    .unwrap();
+    let (a, b) = (
+        madhouse::nnue::evaluate_position(&net, &start),
+        madhouse::nnue::evaluate_position(&net, &up),
+    );
+    assert!(b > a + 300, "two extra queens in hand: {b} against {a}");
+}
+
+#[test]
+fn eval_file_over_uci() {
+    let dir = std::env::temp_dir().join(format!("madhouse-nnue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = constant_network(&dir, 100);
+    let truncated = dir.join("truncated.nnue");
+    let bytes = std::fs::read(&good).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+
+    let (mut e, _) = Engine::uci();
+    e.send("setoption name Use NNUE value true");
+    e.send("position startpos moves e2e4");
+    let built_in = network_eval(&mut e);
+
+    for bad in [dir.join("missing.nnue"), truncated] {
+        e.send(&format!("setoption name EvalFile value {}", bad.display()));
+        let lines = e.sync();
+        e.check(
+            lines.iter().any(|l| l.starts_with("info string EvalFile not changed")),
+            &format!("no refusal for {}: {lines:?}", bad.display()),
+        );
+        let now = network_eval(&mut e);
+        e.check(now == built_in, "a refused file changed the network");
+    }
+
+    e.send(&format!("setoption name EvalFile value {}", good.display()));
+    let lines = e.sync();
+    e.check(lines.iter().all(|l| !l.starts_with("info string")), "good file refused");
+    // Black to move: 100 cp for the side to move is -100 from White's side.
+    let now = network_eval(&mut e);
+    e.check(now == -100, "the loaded network is not in use");
+    // The search evaluates with it: every leaf of a depth-1 search has White to move and
+    // scores +100 for White, so Black's root score is -100.
+    let out = e.go("go depth 1", Duration::from_secs(20));
+    let last = out.last_scored().map(|l| l.raw.clone()).unwrap_or_default();
+    e.check(last.contains("score cp -100 "), &format!("search score: {last}"));
+
+    e.send("setoption name Use NNUE value false");
+    let out = e.go("go depth 1", Duration::from_secs(20));
+    let last = out.last_scored().map(|l| l.raw.clone()).unwrap_or_default();
+    e.check(
+        !last.is_empty() && !last.contains("score cp 100"),
+        "Use NNUE false still uses the network",
+    );
+
+    e.send("setoption name EvalFile value <internal>");
+    e.send("setoption name Use NNUE value true");
+    let now = network_eval(&mut e);
+    e.check(now == built_in, "<internal> does not restore the built-in network");
+    e.assert_healthy();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn eval_file_over_xboard() {
+    let (mut e, features) = Engine::xboard();
+    let use_nnue = format!("UseNNUE -check {}", madhouse::engine::DEFAULT_USE_NNUE as u8);
+    for name in ["EvalFile -file <internal>", use_nnue.as_str()] {
+        e.check(
+            features.iter().any(|l| l.contains(&format!("option=\"{name}\""))),
+            &format!("no feature for {name}: {features:?}"),
+        );
+    }
+    e.send("option EvalFile=/nonexistent/net.nnue");
+    let lines = e.ping(1);
+    e.check(
+        lines.iter().any(|l| l.contains("EvalFile not changed")),
+        &format!("no refusal: {lines:?}"),
+    );
+    e.send("option UseNNUE=0");
+    e.send("option UseNNUE=2");
+    let lines = e.ping(2);
+    e.check(lines.iter().any(|l| l.starts_with("Error (bad option value)")), "UseNNUE=2 accepted");
+    e.assert_healthy();
+}
