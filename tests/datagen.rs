@@ -308,7 +308,10 @@ fn datagen_appends_resumes_and_replays_the_same_games() {
     datagen::run(&config(&b, 5, 42)).unwrap();
     assert!(std::fs::read(&b).unwrap() == whole, "the resumed run wrote different games");
 
-    // Nothing left to do: the file stays as it is.
+    // Nothing left to do: the file stays as it is, but for a torn record cut off.
+    let mut with_tail = whole.clone();
+    with_tail.extend_from_slice(&[9; 10]);
+    std::fs::write(&b, &with_tail).unwrap();
     datagen::run(&config(&b, 5, 42)).unwrap();
     assert!(std::fs::read(&b).unwrap() == whole);
 
