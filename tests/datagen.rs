@@ -228,6 +228,7 @@ fn text_lines_convert_to_records() {
     let good_lines = SAMPLE_TEXT.lines().count() as u64;
     text.push_str("# a comment\n\n");
     text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | 31900 | 1\n");
+    text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | -31872 | 0\n");
     text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | 12 | 2\n");
     text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | 1\n");
     text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX[] w KQkq - 0 1 | 12 | 1\n");
@@ -236,7 +237,7 @@ fn text_lines_convert_to_records() {
     std::fs::write(&input, &text).unwrap();
     let out = dir.join("out.bin");
     let s = convert_text(&input, &out, Variant::Crazyhouse).unwrap();
-    assert_eq!((s.lines, s.written, s.mate_scores, s.bad), (good_lines + 5, good_lines, 2, 3));
+    assert_eq!((s.lines, s.written, s.mate_scores, s.bad), (good_lines + 6, good_lines, 3, 3));
     assert!(s.partial_last_line);
     let read: Vec<Sample> = Reader::open(&out).unwrap().map(Result::unwrap).collect();
     assert_eq!(read.len() as u64, good_lines);
@@ -253,10 +254,10 @@ fn text_lines_convert_to_records() {
     let from_bin = load_positions(&out, 0, Variant::Crazyhouse, |p, r| (p.fen(), r)).unwrap();
     assert_eq!(from_text.items[..good_lines as usize], from_bin.items[..]);
     assert_eq!(from_bin.rejected, 0);
-    // The loader reads a file at rest: besides the good lines it takes the two mate-score
+    // The loader reads a file at rest: besides the good lines it takes the three mate-score
     // lines, the `FEN | result` line and the unterminated last line, and rejects the bad
     // result and the bad FEN.
-    assert_eq!(from_text.items.len() as u64, good_lines + 4);
+    assert_eq!(from_text.items.len() as u64, good_lines + 5);
     assert_eq!(from_text.rejected, 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
