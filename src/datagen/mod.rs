@@ -482,8 +482,8 @@ impl Output {
         };
         let line = format!(
             "datagen: {done}/{} games, {} positions, {rate:.0} positions/s, \
-             +{} ={} -{}{left}",
-            self.target, s.positions, s.results[0], s.results[1], s.results[2]
+             +{} ={} -{}, {} openings redrawn{left}",
+            self.target, s.positions, s.results[0], s.results[1], s.results[2], s.rejected_openings
         );
         if self.terminal {
             eprint!("\r{line}\x1b[K{}", if last { "\n" } else { "" });
@@ -563,6 +563,38 @@ mod tests {
         );
         assert_eq!(epd_to_fen("8/8/8/8/8/8/8/K6k[] w - - 5 9"), "8/8/8/8/8/8/8/K6k[] w - - 5 9");
         assert_eq!(epd_to_fen("8/8/8/8/8/8/8/K6k[] w - -"), "8/8/8/8/8/8/8/K6k[] w - - 0 1");
+    }
+
+    #[test]
+    fn a_write_error_stops_with_a_message_and_keeps_what_was_written() {
+        let dir = std::env::temp_dir().join(format!("madhouse-werr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg = DatagenConfig {
+            out: dir.join("w.bin"),
+            games: 3,
+            limit: SearchLimit::Depth(1),
+            threads: 1,
+            openings: Vec::new(),
+            random_plies: 0,
+            seed: 5,
+            variant: Variant::Crazyhouse,
+        };
+        let game = |n: u8| GameRecords {
+            bytes: vec![n; RECORD_BYTES],
+            positions: 1,
+            rejected_openings: 0,
+            outcome: Some(1),
+        };
+        let mut out = Output::open(&cfg).unwrap();
+        out.deliver(0, game(1)).unwrap();
+        // The file can no longer be written (as when the disk is full or the file is gone).
+        out.file = File::open(&cfg.out).unwrap();
+        let e = out.deliver(1, game(2)).unwrap_err().to_string();
+        assert!(e.contains("stopped with 1 games") && e.contains("resumes"), "{e}");
+        assert_eq!(std::fs::read(&cfg.out).unwrap(), vec![1; RECORD_BYTES]);
+        let p = Progress::read(&progress_path(&cfg.out)).unwrap().unwrap();
+        assert_eq!((p.games, p.bytes), (1, RECORD_BYTES as u64));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
