@@ -94,6 +94,7 @@ fn main() {
 
 fn datagen(flags: &Flags) {
     use madhouse::datagen::{self, files};
+    use std::io::Write;
     use std::path::Path;
     flags.allow(&[
         "out",
@@ -112,7 +113,8 @@ fn datagen(flags: &Flags) {
         flags.get("variant").unwrap_or("crazyhouse").parse().unwrap_or_else(|e: String| fail(&e));
     if let Some(path) = flags.get("info") {
         match files::info(Path::new(path)) {
-            Ok(info) => println!("{info}"),
+            // A closed pipe (`| head`) is not an error worth a panic.
+            Ok(info) => drop(writeln!(std::io::stdout(), "{info}")),
             Err(e) => fail(&format!("{path}: {e}")),
         }
         return;
