@@ -2,7 +2,8 @@
 """Checks that no module of src/ imports from a layer above it.
 
 Layers, bottom up (README's code layout): core, rng, score -> eval, nnue, tt, time -> search ->
-engine -> protocol, with bench, perft and tune beside protocol. A module may use its own layer
+engine -> protocol, with bench, perft, datagen and tune beside protocol. A module may use its own
+layer
 and those below. Run by .ci/run; prints each violation and exits 1 if there is one.
 """
 import pathlib
@@ -14,7 +15,7 @@ LAYER = {
     "eval": 1, "nnue": 1, "tt": 1, "time": 1,
     "search": 2,
     "engine": 3,
-    "protocol": 4, "bench": 4, "perft": 4, "tune": 4,
+    "protocol": 4, "bench": 4, "perft": 4, "tune": 4, "datagen": 4,
 }
 # perft is a rules tool: it may only use core.
 ALLOWED_BELOW = {"perft": {"core"}}

@@ -7,7 +7,8 @@
 //!   trainer; [`tt`]: the shared transposition table;
 //! - [`search`]: lazy-SMP alpha-beta; [`time`]: limits and time management;
 //! - [`engine`]: the boundary protocols talk to; [`protocol`]: UCI and XBoard;
-//! - [`bench`]: the node-count signature; [`tune`]: fitting evaluation weights.
+//! - [`bench`]: the node-count signature; [`datagen`]: self-play training data;
+//!   [`tune`]: fitting evaluation weights.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -19,6 +20,7 @@ pub const AUTHORS: &str = "the Madhouse developers";
 
 pub mod bench;
 pub mod core;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod nnue;

@@ -12,9 +12,14 @@ Usage:
   madhouse bench [depth]           search the bench positions; prints the node signature
   madhouse perft <depth> [fen]     count leaf nodes (per-move divide and 'Nodes searched: N')
            [--variant crazyhouse|loop|chessgi]
-  madhouse datagen --out FILE [--games N] [--nodes N] [--threads N] [--openings EPD]
-                   [--random-plies N] [--seed N]
-                                   self-play games; quiet positions with results for tuning
+  madhouse datagen --out FILE.bin [--games N] [--nodes N | --depth N] [--threads N]
+                   [--openings EPD] [--random-plies N] [--seed N] [--variant V]
+                                   self-play games: quiet positions with search score and
+                                   result, appended as binary records; the same command
+                                   resumes an interrupted run
+  madhouse datagen --convert-text IN.txt --out OUT.bin [--variant V]
+                                   'FEN | score | result' lines to records (OUT must be new)
+  madhouse datagen --info FILE.bin   count, results and score distribution of a record file
   madhouse tune --data FILE [--out src/eval/tuned.rs] [--epochs N] [--rate X] [--limit N] [--l2 X]
                 [--optimizer gd|adam] [--start current|hand-made]
                                    fit the evaluation weights to the results (Texel)
@@ -64,29 +69,7 @@ fn main() {
                 Err(e) => fail(&e.to_string()),
             }
         }
-        "datagen" => {
-            let flags = Flags::parse(&args[1..]);
-            let openings = match flags.get("openings") {
-                Some(path) => madhouse::tune::read_openings(path)
-                    .unwrap_or_else(|e| fail(&format!("{path}: {e}"))),
-                None => Vec::new(),
-            };
-            let cfg = madhouse::tune::DatagenConfig {
-                games: flags.num("games", 1000),
-                nodes: flags.num("nodes", 5000) as u64,
-                threads: flags.num("threads", 1),
-                openings,
-                random_plies: flags.num("random-plies", 2),
-                seed: flags.num("seed", 1) as u64,
-                out: flags
-                    .get("out")
-                    .unwrap_or_else(|| fail("datagen needs --out FILE"))
-                    .to_string(),
-            };
-            if let Err(e) = madhouse::tune::datagen(&cfg) {
-                fail(&e.to_string());
-            }
-        }
+        "datagen" => datagen(&Flags::parse(&args[1..])),
         "tune" => {
             let flags = Flags::parse(&args[1..]);
             let cfg = madhouse::tune::TuneConfig {
@@ -148,6 +131,67 @@ fn main() {
     }
 }
 
+fn datagen(flags: &Flags) {
+    use madhouse::datagen::{self, files};
+    use std::io::Write;
+    use std::path::Path;
+    flags.allow(&[
+        "out",
+        "games",
+        "nodes",
+        "depth",
+        "threads",
+        "openings",
+        "random-plies",
+        "seed",
+        "variant",
+        "convert-text",
+        "info",
+    ]);
+    let variant: Variant =
+        flags.get("variant").unwrap_or("crazyhouse").parse().unwrap_or_else(|e: String| fail(&e));
+    if let Some(path) = flags.get("info") {
+        match files::info(Path::new(path)) {
+            // A closed pipe (`| head`) is not an error worth a panic.
+            Ok(info) => drop(writeln!(std::io::stdout(), "{info}")),
+            Err(e) => fail(&format!("{path}: {e}")),
+        }
+        return;
+    }
+    let out = flags.get("out").unwrap_or_else(|| fail("datagen needs --out FILE"));
+    if let Some(input) = flags.get("convert-text") {
+        match files::convert_text(Path::new(input), Path::new(out), variant) {
+            Ok(summary) => eprintln!("convert: {summary}"),
+            Err(e) => fail(&e.to_string()),
+        }
+        return;
+    }
+    let openings = match flags.get("openings") {
+        Some(path) => datagen::read_openings(Path::new(path), variant)
+            .unwrap_or_else(|e| fail(&format!("{path}: {e}"))),
+        None => Vec::new(),
+    };
+    let limit = match (flags.get("nodes"), flags.get("depth")) {
+        (Some(_), Some(_)) => fail("give --nodes or --depth, not both"),
+        (None, Some(_)) => datagen::SearchLimit::Depth(flags.num("depth", 8).clamp(1, 64) as i32),
+        _ => datagen::SearchLimit::Nodes(flags.num("nodes", 5000).max(1) as u64),
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cfg = datagen::DatagenConfig {
+        out: out.into(),
+        games: flags.num("games", 1000) as u64,
+        limit,
+        threads: flags.num("threads", cores).max(1),
+        openings,
+        random_plies: flags.num("random-plies", 2),
+        seed: flags.num("seed", 1) as u64,
+        variant,
+    };
+    if let Err(e) = datagen::run(&cfg) {
+        fail(&e.to_string());
+    }
+}
+
 fn fail(msg: &str) -> ! {
     eprintln!("madhouse: {msg}");
     std::process::exit(2);
@@ -168,6 +212,13 @@ impl Flags {
             out.push((name.to_string(), value.clone()));
         }
         Flags(out)
+    }
+
+    /// Fails on a flag not in `names` (a misspelt flag must not be silently ignored).
+    fn allow(&self, names: &[&str]) {
+        if let Some((n, _)) = self.0.iter().find(|(n, _)| !names.contains(&n.as_str())) {
+            fail(&format!("unknown flag --{n} (see --help)"));
+        }
     }
 
     fn get(&self, name: &str) -> Option<&str> {

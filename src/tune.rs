@@ -1,173 +1,22 @@
-//! Fitting the evaluation weights to game results.
+//! Fitting the evaluation weights to game results: `madhouse tune`.
 //!
-//! Two steps, both reachable from the command line:
-//! - `madhouse datagen`: self-play games at a fixed node count from varied openings; every
-//!   quiet position (side to move not in check, the engine's choice not a capture) is written
-//!   with the game's result. Positions from other engines' games can be added with
-//!   `scripts/pgn_to_positions.py`.
-//! - `madhouse tune`: logistic (Texel) fitting of every weight in `eval::weights`. The
-//!   evaluation's features are traced once per position; each epoch then evaluates the whole
-//!   set from the features in parallel (rayon) and takes an Adam step on the gradient of the
-//!   mean squared error between `sigmoid(eval)` and the result.
+//! Logistic (Texel) fitting of every weight in `eval::weights`. The evaluation's features are
+//! traced once per position; each epoch then evaluates the whole set from the features in
+//! parallel (rayon) and takes an Adam step on the gradient of the mean squared error between
+//! `sigmoid(eval)` and the result.
 //!
-//! Data file format, one position per line: `<FEN> | <result>`, the result from white's view
-//! (`1`, `0.5`, `0`).
-
-use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+//! The positions and results come from `madhouse datagen` record files, or text files with
+//! `<FEN> | <result>` lines (as `scripts/pgn_to_positions.py` writes from other engines'
+//! games); `datagen::files::load_positions` reads both.
 
 use rayon::prelude::*;
 
-use crate::core::{Color, Game, Move, Position, Variant};
-use crate::engine::{Engine, SearchRequest};
+use crate::core::{Color, Position, Variant};
+use crate::datagen::files::load_positions;
 use crate::eval::weights::{
     DANGER_CAP, DANGER_DIVISOR, DEFAULT_WEIGHTS, HAND_MADE_WEIGHTS, NUM_WEIGHTS, SECTIONS,
 };
 use crate::eval::{evaluate_with, Tracer};
-use crate::rng::Rng;
-use crate::score::MATE_BOUND;
-use crate::search::Silent;
-use crate::time::Limits;
-
-/// Settings of a data-generation run.
-#[derive(Clone, Debug)]
-pub struct DatagenConfig {
-    /// Number of games.
-    pub games: usize,
-    /// Nodes per move.
-    pub nodes: u64,
-    /// Parallel games.
-    pub threads: usize,
-    /// Opening FENs (EPD lines work: the first four fields are used); empty: start position.
-    pub openings: Vec<String>,
-    /// Random legal plies played after the opening, for variety.
-    pub random_plies: usize,
-    /// Seed of the random choices.
-    pub seed: u64,
-    /// Output file.
-    pub out: String,
-}
-
-/// Reads an opening file (EPD or FEN lines; `#` comments skipped).
-pub fn read_openings(path: &str) -> std::io::Result<Vec<String>> {
-    let f = BufReader::new(File::open(path)?);
-    let mut out = Vec::new();
-    for line in f.lines() {
-        let line = line?;
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().take(4).collect();
-        if fields.len() == 4 {
-            out.push(fields.join(" "));
-        }
-    }
-    Ok(out)
-}
-
-/// Plays one self-play game and returns its quiet positions (FENs) and the result for white.
-fn play_game(
-    engine: &mut Engine,
-    cfg: &DatagenConfig,
-    rng: &mut Rng,
-) -> Option<(Vec<String>, f64)> {
-    let start = if cfg.openings.is_empty() {
-        crate::core::START_FEN.to_string()
-    } else {
-        cfg.openings[rng.below(cfg.openings.len())].clone()
-    };
-    let mut game = Game::from_fen(&start, Variant::Crazyhouse).ok()?;
-    for _ in 0..cfg.random_plies {
-        let moves = game.current().legal_moves();
-        if moves.is_empty() {
-            return None;
-        }
-        game.push(moves.as_slice()[rng.below(moves.len())]);
-    }
-    engine.clear();
-    let mut fens = Vec::new();
-    let mut decisive_streak = 0;
-    let result = loop {
-        if let Some(r) = game.result() {
-            break r.outcome.white_score();
-        }
-        if game.ply() > 400 {
-            break 0.5;
-        }
-        let limits = Limits { nodes: Some(cfg.nodes), ..Limits::default() };
-        let req =
-            SearchRequest { root: game.current().clone(), history: game.history_keys(), limits };
-        let r = engine.search_sync(req, Arc::new(Silent));
-        let best: Move = r.best?;
-        let pos = game.current();
-        let white_score = r.score * pos.turn().sign();
-        // A proven mate, or a long run of overwhelming scores, ends the game.
-        if r.score.abs() >= MATE_BOUND {
-            break if white_score > 0 { 1.0 } else { 0.0 };
-        }
-        decisive_streak = if white_score.abs() > 2000 { decisive_streak + 1 } else { 0 };
-        if decisive_streak >= 6 {
-            break if white_score > 0 { 1.0 } else { 0.0 };
-        }
-        if !pos.in_check() && !pos.is_capture(best) && best.promotion_role().is_none() {
-            fens.push(pos.fen());
-        }
-        game.push(best);
-    };
-    Some((fens, result))
-}
-
-/// Runs self-play data generation, appending to `cfg.out`.
-pub fn datagen(cfg: &DatagenConfig) -> std::io::Result<()> {
-    let out = Arc::new(Mutex::new(BufWriter::new(
-        std::fs::OpenOptions::new().create(true).append(true).open(&cfg.out)?,
-    )));
-    let next_game = AtomicU64::new(0);
-    let positions = AtomicU64::new(0);
-    let started = std::time::Instant::now();
-    std::thread::scope(|s| {
-        for t in 0..cfg.threads.max(1) {
-            let (out, next_game, positions) = (out.clone(), &next_game, &positions);
-            s.spawn(move || {
-                let mut engine = Engine::new();
-                engine.set_hash(8);
-                loop {
-                    let g = next_game.fetch_add(1, Ordering::Relaxed);
-                    if g as usize >= cfg.games {
-                        break;
-                    }
-                    let mut rng = Rng::from_state(
-                        cfg.seed ^ (g + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ t as u64,
-                    );
-                    rng.next_u64();
-                    let Some((fens, result)) = play_game(&mut engine, cfg, &mut rng) else {
-                        continue;
-                    };
-                    let n = positions.fetch_add(fens.len() as u64, Ordering::Relaxed)
-                        + fens.len() as u64;
-                    if let Ok(mut w) = out.lock() {
-                        for f in &fens {
-                            let _ = writeln!(w, "{f} | {result}");
-                        }
-                    }
-                    if (g + 1) % 100 == 0 {
-                        eprintln!(
-                            "datagen: {} games, {} positions, {:.0} s",
-                            g + 1,
-                            n,
-                            started.elapsed().as_secs_f64()
-                        );
-                    }
-                }
-            });
-        }
-    });
-    let mut w = out.lock().map_err(|_| std::io::Error::other("writer poisoned"))?;
-    w.flush()
-}
 
 /// The features of one position, as the tuner needs them.
 #[derive(Default, Clone)]
@@ -272,7 +121,7 @@ fn mean_error(data: &[Features], w: &[f64], k: f64) -> f64 {
 /// Settings of a tuning run.
 #[derive(Clone, Debug)]
 pub struct TuneConfig {
-    /// Data file (`FEN | result` lines).
+    /// Data file: `madhouse datagen` records, or `FEN | result` text lines.
     pub data: String,
     /// Full passes over the data.
     pub epochs: usize,
@@ -295,18 +144,12 @@ pub struct TuneConfig {
 
 /// Loads and traces the data set.
 fn load(cfg: &TuneConfig) -> std::io::Result<Vec<Features>> {
-    let f = BufReader::new(File::open(&cfg.data)?);
-    let lines: Vec<String> = f.lines().collect::<Result<_, _>>()?;
-    let take = if cfg.limit == 0 { lines.len() } else { cfg.limit.min(lines.len()) };
-    Ok(lines[..take]
-        .par_iter()
-        .filter_map(|l| {
-            let (fen, r) = l.rsplit_once('|')?;
-            let result: f32 = r.trim().parse().ok()?;
-            let pos = Position::from_fen(fen.trim(), Variant::Crazyhouse).ok()?;
-            Some(features(&pos, result))
-        })
-        .collect())
+    let loaded =
+        load_positions(std::path::Path::new(&cfg.data), cfg.limit, Variant::Crazyhouse, features)?;
+    if loaded.rejected > 0 {
+        eprintln!("tune: {} unreadable positions left out", loaded.rejected);
+    }
+    Ok(loaded.items)
 }
 
 /// Runs Texel tuning and writes the weights.

@@ -1,0 +1,310 @@
+//! Working with data files: text lines to records (`madhouse datagen --convert-text`), a
+//! summary of a record file (`madhouse datagen --info`), and loading positions with results
+//! for the Texel tuner from either form.
+//!
+//! Text lines are `<FEN> | <score> | <result>` (score in centipawns from white's view,
+//! result `1`, `0.5` or `0` from white's view), as the text-writing datagen of earlier
+//! versions produced; the tuner also accepts `<FEN> | <result>`.
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::format::{decode, encode, game_ply, DataError, Reader, Sample, RECORD_BYTES};
+use crate::core::{Color, Position, Variant};
+use crate::score::MATE_BOUND;
+
+/// A parsed text line: the score is absent in `FEN | result` lines.
+pub type TextLine = (Position, Option<i32>, f32);
+
+/// Parses `FEN | score | result` or `FEN | result`.
+pub fn parse_text_line(line: &str, variant: Variant) -> Result<TextLine, DataError> {
+    let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+    let (fen, score, result) = match fields[..] {
+        [fen, result] => (fen, None, result),
+        [fen, score, result] => (fen, Some(score), result),
+        _ => return Err(DataError::Text("expected 'FEN | score | result'".into())),
+    };
+    let result = match result.parse::<f32>() {
+        Ok(r) if r == 0.0 || r == 0.5 || r == 1.0 => r,
+        _ => return Err(DataError::Text(format!("result '{result}' is not 1, 0.5 or 0"))),
+    };
+    let score = match score.map(str::parse::<i32>) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(_)) => {
+            return Err(DataError::Text(format!("score '{}' is not a number", fields[1])))
+        }
+    };
+    let pos = Position::from_fen(fen, variant).map_err(|e| DataError::Text(e.to_string()))?;
+    Ok((pos, score, result))
+}
+
+/// What a conversion did.
+#[derive(Clone, Debug, Default)]
+pub struct ConvertSummary {
+    /// Lines read (blank and `#` lines excluded).
+    pub lines: u64,
+    /// Records written.
+    pub written: u64,
+    /// Lines left out because their score is a mate score (`|score| >= MATE_BOUND`).
+    pub mate_scores: u64,
+    /// Lines left out because they could not be read or encoded.
+    pub bad: u64,
+    /// An unterminated last line (a file still being written) was left out.
+    pub partial_last_line: bool,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// How many bad lines are reported one by one.
+const BAD_LINES_SHOWN: u64 = 5;
+
+/// Converts the text lines of `input` into a new record file `out` (which must not exist:
+/// converting a growing file twice into one would duplicate its lines; join files with
+/// `cat`). Lines without a score, with a mate score or that do not parse are left out and
+/// counted.
+pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<ConvertSummary> {
+    let started = Instant::now();
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(input)?);
+    let file = OpenOptions::new().write(true).create_new(true).open(out).map_err(|e| {
+        io::Error::new(e.kind(), format!("{}: {e} (the output must be a new file)", out.display()))
+    })?;
+    let mut writer = BufWriter::with_capacity(1 << 16, file);
+    let mut s = ConvertSummary::default();
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        number += 1;
+        if line.last() != Some(&b'\n') {
+            s.partial_last_line = true;
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        s.lines += 1;
+        let record = parse_text_line(text, variant).and_then(|(pos, score, result)| {
+            let score = score.ok_or_else(|| DataError::Text("no score".into()))?;
+            if score.abs() >= MATE_BOUND {
+                return Ok(None);
+            }
+            let score = i16::try_from(score)
+                .map_err(|_| DataError::Text(format!("score {score} out of range")))?;
+            encode(&Sample { pos, score, result }).map(Some)
+        });
+        match record {
+            Ok(Some(r)) => {
+                writer.write_all(&r)?;
+                s.written += 1;
+            }
+            Ok(None) => s.mate_scores += 1,
+            Err(e) => {
+                s.bad += 1;
+                if s.bad <= BAD_LINES_SHOWN {
+                    eprintln!("convert: {}:{number}: {e}", input.display());
+                }
+            }
+        }
+    }
+    writer.flush()?;
+    writer.get_ref().sync_data()?;
+    s.elapsed = started.elapsed();
+    Ok(s)
+}
+
+impl fmt::Display for ConvertSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.elapsed.as_secs_f64().max(1e-9);
+        write!(
+            f,
+            "{} lines, {} records written, {} mate scores and {} bad lines left out{}; \
+             {:.2} s, {:.0} lines/s",
+            self.lines,
+            self.written,
+            self.mate_scores,
+            self.bad,
+            if self.partial_last_line { ", unfinished last line left out" } else { "" },
+            secs,
+            self.lines as f64 / secs
+        )
+    }
+}
+
+/// Upper edges of the score histogram buckets (centipawns, white's view); the last bucket
+/// takes everything above.
+const SCORE_EDGES: [i32; 12] = [-1600, -800, -400, -200, -100, -50, 50, 100, 200, 400, 800, 1600];
+
+/// A summary of a record file.
+#[derive(Clone, Debug, Default)]
+pub struct FileInfo {
+    /// Records that decode.
+    pub records: u64,
+    /// Records that do not.
+    pub corrupt: u64,
+    /// Bytes of a torn record at the end.
+    pub torn_bytes: usize,
+    /// Results: white won, draw, black won.
+    pub results: [u64; 3],
+    /// Records per variant (crazyhouse, loop, chessgi).
+    pub variants: [u64; 3],
+    /// Counts per score bucket (see `SCORE_EDGES`): below -1600, -1600..-800, ..., above 1600.
+    pub buckets: [u64; SCORE_EDGES.len() + 1],
+    /// Records with a mate score (the trainer skips them).
+    pub mate_scores: u64,
+    /// Records with any piece in a pocket.
+    pub with_pockets: u64,
+    /// Sum of scores and of squared scores (mean and spread).
+    sum: f64,
+    sum_sq: f64,
+    /// Sum and maximum of the game ply.
+    ply_sum: u64,
+    /// Largest game ply.
+    pub max_ply: u32,
+}
+
+impl FileInfo {
+    fn add(&mut self, s: &Sample) {
+        self.records += 1;
+        self.results[if s.result == 1.0 {
+            0
+        } else if s.result == 0.5 {
+            1
+        } else {
+            2
+        }] += 1;
+        self.variants[Variant::ALL.iter().position(|&v| v == s.pos.variant()).unwrap_or(0)] += 1;
+        let score = s.score as i32;
+        self.buckets[SCORE_EDGES.iter().take_while(|&&e| score >= e).count()] += 1;
+        if score.abs() >= MATE_BOUND {
+            self.mate_scores += 1;
+        }
+        if !s.pos.hand(Color::White).is_empty() || !s.pos.hand(Color::Black).is_empty() {
+            self.with_pockets += 1;
+        }
+        self.sum += score as f64;
+        self.sum_sq += (score as f64).powi(2);
+        let ply = game_ply(&s.pos);
+        self.ply_sum += ply as u64;
+        self.max_ply = self.max_ply.max(ply);
+    }
+}
+
+/// Reads a whole record file and summarises it.
+pub fn info(path: &Path) -> io::Result<FileInfo> {
+    let mut info = FileInfo::default();
+    for sample in Reader::open(path)? {
+        match sample {
+            Ok(s) => info.add(&s),
+            Err(DataError::Truncated { bytes }) => info.torn_bytes = bytes,
+            Err(DataError::Io(e)) => return Err(e),
+            Err(_) => info.corrupt += 1,
+        }
+    }
+    Ok(info)
+}
+
+impl fmt::Display for FileInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.records.max(1) as f64;
+        let pct = |k: u64| 100.0 * k as f64 / n;
+        writeln!(f, "records      {} ({} bytes each)", self.records, RECORD_BYTES)?;
+        if self.corrupt > 0 || self.torn_bytes > 0 {
+            writeln!(
+                f,
+                "corrupt      {} records, torn tail {} bytes",
+                self.corrupt, self.torn_bytes
+            )?;
+        }
+        writeln!(
+            f,
+            "results      white {:.1}%  draw {:.1}%  black {:.1}%",
+            pct(self.results[0]),
+            pct(self.results[1]),
+            pct(self.results[2])
+        )?;
+        writeln!(
+            f,
+            "variants     crazyhouse {}  loop {}  chessgi {}",
+            self.variants[0], self.variants[1], self.variants[2]
+        )?;
+        let mean = self.sum / n;
+        let sd = (self.sum_sq / n - mean * mean).max(0.0).sqrt();
+        writeln!(
+            f,
+            "score        mean {mean:.1} cp, standard deviation {sd:.1} cp, {} mate scores",
+            self.mate_scores
+        )?;
+        for (i, &count) in self.buckets.iter().enumerate() {
+            let range = match i {
+                0 => format!("< {}", SCORE_EDGES[0]),
+                i if i == SCORE_EDGES.len() => format!(">= {}", SCORE_EDGES[i - 1]),
+                i => format!("{} .. {}", SCORE_EDGES[i - 1], SCORE_EDGES[i] - 1),
+            };
+            writeln!(f, "  {range:>14}  {count:>10}  {:5.1}%", pct(count))?;
+        }
+        writeln!(
+            f,
+            "pockets      {:.1}% of positions hold a piece in hand",
+            pct(self.with_pockets)
+        )?;
+        write!(f, "ply          mean {:.1}, max {}", self.ply_sum as f64 / n, self.max_ply)
+    }
+}
+
+/// Positions with results, for tools that fit to game results (the Texel tuner).
+pub struct Loaded<T> {
+    /// One item per readable position, in file order.
+    pub items: Vec<T>,
+    /// Records or lines that could not be read.
+    pub rejected: usize,
+}
+
+/// Loads up to `limit` positions (0: all) with their results from a record file or a text
+/// file (`FEN | score | result` or `FEN | result` lines, positions of `variant`), mapping
+/// each through `f` in parallel. A file whose first record decodes is a record file; text
+/// does not decode (a printable byte 35 sets reserved pocket bits, and the rest of the
+/// checks would have to pass too).
+pub fn load_positions<T: Send>(
+    path: &Path,
+    limit: usize,
+    variant: Variant,
+    f: impl Fn(&Position, f32) -> T + Sync + Send,
+) -> io::Result<Loaded<T>> {
+    let bytes = std::fs::read(path)?;
+    let limit = if limit == 0 { usize::MAX } else { limit };
+    let results: Vec<Option<T>> =
+        if bytes.len() >= RECORD_BYTES && decode(&bytes[..RECORD_BYTES]).is_ok() {
+            bytes
+                .par_chunks_exact(RECORD_BYTES)
+                .take(limit)
+                .map(|r| decode(r).ok().map(|s| f(&s.pos, s.result)))
+                .collect()
+        } else {
+            let text = std::str::from_utf8(&bytes).map_err(|_| {
+                io::Error::other(format!("{}: neither a record file nor text", path.display()))
+            })?;
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .take(limit)
+                .collect();
+            lines
+                .par_iter()
+                .map(|l| parse_text_line(l, variant).ok().map(|(pos, _, r)| f(&pos, r)))
+                .collect()
+        };
+    let rejected = results.iter().filter(|r| r.is_none()).count();
+    Ok(Loaded { items: results.into_iter().flatten().collect(), rejected })
+}

@@ -1,0 +1,614 @@
+//! Training data from self-play: `madhouse datagen`.
+//!
+//! Each thread plays games against itself with its own single-threaded engine at a fixed
+//! node count or depth, and records quiet positions (see [`is_recordable`]) with the
+//! search's score (white's view) and the game's result in the binary format of [`format`].
+//! [`files`] converts text data, summarises record files and loads positions for the Texel
+//! tuner.
+//!
+//! # Openings
+//!
+//! A game starts from a random line of the opening file (EPD or FEN; the start position
+//! without one), plays `random_plies` uniformly random legal moves, and is kept only if the
+//! first search scores it within `OPENING_MAX_CP` for either side; otherwise another opening
+//! is drawn (at most `OPENING_TRIES` times, then the game is skipped). The first search is
+//! the one that plays the first move, so the filter costs nothing.
+//!
+//! # Games
+//!
+//! Game `i` of a run uses a random generator seeded from `(seed, i)` only, and each game
+//! starts from an empty hash table, so a game's moves do not depend on which thread plays it
+//! or on what ran before. A game ends by the rules (mate, stalemate, threefold repetition,
+//! bare kings), or is adjudicated: a proven mate score ends it for the side that has it;
+//! `DECISIVE_PLIES` consecutive searches beyond `DECISIVE_CP` end it for the side ahead;
+//! `MAX_GAME_PLIES` plies make it a draw. Mate scores are never stored: the position whose
+//! search proves a mate ends the game before it is recorded, so every stored score is below
+//! `MATE_BOUND` in size (the trainer still skips `|score| >= MATE_BOUND`).
+//!
+//! # Appending, resuming, crash safety
+//!
+//! Output is appended to the file. Games are written whole and in index order (a finished
+//! game waits in memory for the games before it), each in one `write_all`, followed by
+//! `sync_data`. After each game the sidecar file `<out>.progress` is replaced (written to a
+//! temporary file, then renamed) with the run's seed, the number of games written and the
+//! file length after them. On start:
+//! - if the sidecar names the same seed, the run resumes: the file is cut back to the length
+//!   the sidecar records (dropping a game torn by a kill, or one written just before the
+//!   sidecar update, which is then replayed identically) and play continues at the next game;
+//!   `--games` is the run's total, so the same command line finishes an interrupted run;
+//! - otherwise a new run starts after the data already in the file (a torn trailing record,
+//!   left by something else, is cut off first).
+//!
+//! Only the latest run of a file can be resumed; do not append other data to a file whose run
+//! is unfinished (it would be cut off as torn).
+
+pub mod files;
+pub mod format;
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, IsTerminal, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub use format::{decode, encode, DataError, Reader, Sample, RECORD_BYTES};
+
+use crate::core::{Game, Move, Position, Variant};
+use crate::engine::{Engine, SearchRequest, SearchResult};
+use crate::rng::Rng;
+use crate::score::MATE_BOUND;
+use crate::search::Silent;
+use crate::time::Limits;
+
+/// Openings whose first search scores beyond this (centipawns, either side) are redrawn.
+pub const OPENING_MAX_CP: i32 = 300;
+/// Openings drawn per game before the game is skipped.
+pub const OPENING_TRIES: u32 = 16;
+/// Games reaching this many plies (random plies included) are drawn.
+pub const MAX_GAME_PLIES: usize = 400;
+/// Scores beyond this, for `DECISIVE_PLIES` searches in a row, decide the game.
+pub const DECISIVE_CP: i32 = 2000;
+/// See `DECISIVE_CP`.
+pub const DECISIVE_PLIES: u32 = 6;
+/// Hash table per game thread, MB (the searches are short).
+pub const HASH_MB: usize = 8;
+/// Progress line interval on a terminal (the line is rewritten in place).
+const PROGRESS_TERMINAL: Duration = Duration::from_secs(1);
+/// Progress line interval when stderr is a file or pipe.
+const PROGRESS_LOG: Duration = Duration::from_secs(30);
+
+/// How long each move's search runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SearchLimit {
+    /// A fixed node count.
+    Nodes(u64),
+    /// A fixed depth.
+    Depth(i32),
+}
+
+/// Settings of a data-generation run.
+#[derive(Clone, Debug)]
+pub struct DatagenConfig {
+    /// Output file (appended to).
+    pub out: PathBuf,
+    /// Games in the run (a resumed run plays the missing ones).
+    pub games: u64,
+    /// Search per move.
+    pub limit: SearchLimit,
+    /// Parallel games.
+    pub threads: usize,
+    /// Opening positions; empty: the start position.
+    pub openings: Vec<Position>,
+    /// Random legal plies played after the opening.
+    pub random_plies: usize,
+    /// Seed of the run: game `i` depends only on `(seed, i)`.
+    pub seed: u64,
+    /// Variant played.
+    pub variant: Variant,
+}
+
+/// What a run did (this invocation only).
+#[derive(Clone, Debug, Default)]
+pub struct DatagenSummary {
+    /// Games written by this invocation.
+    pub games: u64,
+    /// Games skipped because no balanced opening was found.
+    pub skipped_games: u64,
+    /// Positions written.
+    pub positions: u64,
+    /// Openings redrawn by the balance filter.
+    pub rejected_openings: u64,
+    /// Games won by white, drawn, won by black.
+    pub results: [u64; 3],
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// The one rule for which positions are recorded: not in check, and the engine's move is
+/// neither a capture nor a promotion (the static position would misjudge the exchange that
+/// is under way).
+pub fn is_recordable(pos: &Position, best: Move) -> bool {
+    !pos.in_check() && !pos.is_capture(best) && best.promotion_role().is_none()
+}
+
+/// Reads an opening file: EPD lines (`hmvc`/`fmvn` operations give the move counters) or
+/// FEN lines; blank lines and `#` comments are skipped, lines that are not a valid position
+/// of `variant` are reported and skipped.
+pub fn read_openings(path: &Path, variant: Variant) -> io::Result<Vec<Position>> {
+    let mut out = Vec::new();
+    for (n, line) in BufReader::new(File::open(path)?).lines().enumerate() {
+        let line = line?;
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match Position::from_fen(&epd_to_fen(line), variant) {
+            Ok(pos) => out.push(pos),
+            Err(e) => log::warn!("{}:{}: skipped: {e}", path.display(), n + 1),
+        }
+    }
+    Ok(out)
+}
+
+/// The FEN of an EPD or FEN line: the first four fields, then the move counters from FEN
+/// fields 5 and 6 or the `hmvc` and `fmvn` operations (default `0 1`).
+fn epd_to_fen(line: &str) -> String {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let board = fields.iter().take(4).copied().collect::<Vec<_>>().join(" ");
+    let number = |s: &&str| s.trim_end_matches(';').parse::<u32>().ok();
+    let op =
+        |name: &str| fields.windows(2).skip(3).find(|w| w[0] == name).and_then(|w| number(&w[1]));
+    let (half, full) = match (fields.get(4).and_then(number), fields.get(5).and_then(number)) {
+        (Some(h), Some(f)) => (h, f),
+        _ => (op("hmvc").unwrap_or(0), op("fmvn").unwrap_or(1)),
+    };
+    format!("{board} {half} {full}")
+}
+
+/// The generator of game `index` of the run seeded `seed`.
+fn game_rng(seed: u64, index: u64) -> Rng {
+    let mut rng = Rng::new(seed ^ index.wrapping_add(1).wrapping_mul(0xbf58_476d_1ce4_e5b9));
+    rng.next_u64();
+    rng
+}
+
+fn search(engine: &mut Engine, game: &Game, limit: SearchLimit) -> SearchResult {
+    let limits = match limit {
+        SearchLimit::Nodes(n) => Limits { nodes: Some(n), ..Limits::default() },
+        SearchLimit::Depth(d) => Limits { depth: Some(d), ..Limits::default() },
+    };
+    let req = SearchRequest { root: game.current().clone(), history: game.history_keys(), limits };
+    engine.search_sync(req, Arc::new(Silent))
+}
+
+/// A finished game, encoded.
+#[derive(Default)]
+struct GameRecords {
+    bytes: Vec<u8>,
+    positions: u64,
+    rejected_openings: u64,
+    /// Index into `DatagenSummary::results`; `None` when the game was skipped.
+    outcome: Option<usize>,
+}
+
+/// Draws openings until one passes the balance filter; returns the game and its first
+/// search.
+fn pick_opening(
+    engine: &mut Engine,
+    cfg: &DatagenConfig,
+    rng: &mut Rng,
+    rejected: &mut u64,
+) -> Option<(Game, SearchResult)> {
+    for _ in 0..OPENING_TRIES {
+        let start = match cfg.openings.len() {
+            0 => Position::startpos(cfg.variant),
+            n => cfg.openings[rng.below(n)].clone(),
+        };
+        let mut game = Game::from_position(start);
+        for _ in 0..cfg.random_plies {
+            let moves = game.current().legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            game.push(rng.pick(moves.as_slice()));
+        }
+        if game.result().is_none() {
+            let first = search(engine, &game, cfg.limit);
+            if first.best.is_some() && first.score.abs() <= OPENING_MAX_CP {
+                return Some((game, first));
+            }
+        }
+        *rejected += 1;
+    }
+    None
+}
+
+/// Plays game `index` of the run.
+fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameRecords {
+    let mut rng = game_rng(cfg.seed, index);
+    let mut rec = GameRecords::default();
+    engine.clear();
+    let Some((mut game, first)) = pick_opening(engine, cfg, &mut rng, &mut rec.rejected_openings)
+    else {
+        return rec;
+    };
+    let mut next = Some(first);
+    let mut kept: Vec<(Position, i16)> = Vec::new();
+    let mut decisive_streak = 0;
+    let result: f32 = loop {
+        if let Some(r) = game.result() {
+            break r.outcome.white_score() as f32;
+        }
+        if game.ply() >= MAX_GAME_PLIES {
+            break 0.5;
+        }
+        let r = next.take().unwrap_or_else(|| search(engine, &game, cfg.limit));
+        // `game.result()` has ruled out positions without a legal move.
+        let Some(best) = r.best else { return rec };
+        let pos = game.current();
+        let white_score = r.score * pos.turn().sign();
+        if r.score.abs() >= MATE_BOUND {
+            break if white_score > 0 { 1.0 } else { 0.0 };
+        }
+        decisive_streak = if white_score.abs() > DECISIVE_CP { decisive_streak + 1 } else { 0 };
+        if decisive_streak >= DECISIVE_PLIES {
+            break if white_score > 0 { 1.0 } else { 0.0 };
+        }
+        if is_recordable(pos, best) {
+            kept.push((pos.clone(), white_score.clamp(-i16::MAX as i32, i16::MAX as i32) as i16));
+        }
+        game.push(best);
+    };
+    rec.outcome = Some(if result == 1.0 {
+        0
+    } else if result == 0.5 {
+        1
+    } else {
+        2
+    });
+    rec.bytes.reserve(kept.len() * RECORD_BYTES);
+    for (pos, score) in kept {
+        // Only a position with more than 32 pieces on the board (from an opening file with
+        // extra pieces) fails to encode; it is left out.
+        if let Ok(r) = encode(&Sample { pos, score, result }) {
+            rec.bytes.extend_from_slice(&r);
+            rec.positions += 1;
+        }
+    }
+    rec
+}
+
+/// The sidecar state: `games` games of the run `seed` end at byte `bytes` of the data file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Progress {
+    seed: u64,
+    games: u64,
+    bytes: u64,
+}
+
+const PROGRESS_MAGIC: &str = "madhouse-datagen-progress 1";
+
+fn progress_path(out: &Path) -> PathBuf {
+    let mut p = out.as_os_str().to_owned();
+    p.push(".progress");
+    PathBuf::from(p)
+}
+
+impl Progress {
+    fn read(path: &Path) -> io::Result<Option<Progress>> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let mut lines = text.lines();
+        let bad = || io::Error::other(format!("{}: not a datagen progress file", path.display()));
+        if lines.next() != Some(PROGRESS_MAGIC) {
+            return Err(bad());
+        }
+        let mut field = |name: &str| -> io::Result<u64> {
+            let line = lines.next().ok_or_else(bad)?;
+            line.strip_prefix(name).and_then(|v| v.trim().parse().ok()).ok_or_else(bad)
+        };
+        Ok(Some(Progress { seed: field("seed")?, games: field("games")?, bytes: field("bytes")? }))
+    }
+
+    /// Replaces the sidecar atomically: a kill leaves either the old or the new one.
+    fn write(&self, path: &Path) -> io::Result<()> {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let text = format!(
+            "{PROGRESS_MAGIC}\nseed {}\ngames {}\nbytes {}\n",
+            self.seed, self.games, self.bytes
+        );
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, path)
+    }
+}
+
+/// The output file and the reorder buffer: games are written in index order.
+struct Output {
+    file: File,
+    out: PathBuf,
+    progress_path: PathBuf,
+    progress: Progress,
+    pending: BTreeMap<u64, GameRecords>,
+    summary: DatagenSummary,
+    target: u64,
+    started: Instant,
+    last_report: Instant,
+    terminal: bool,
+    error: Option<io::Error>,
+}
+
+impl Output {
+    /// Opens the output for `cfg`, resuming or starting a run (see the module docs).
+    fn open(cfg: &DatagenConfig) -> io::Result<Output> {
+        let progress_path = progress_path(&cfg.out);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&cfg.out)?;
+        let len = file.metadata()?.len();
+        let name = cfg.out.display();
+        let progress = match Progress::read(&progress_path)? {
+            Some(p) if p.seed == cfg.seed => {
+                if len < p.bytes {
+                    return Err(io::Error::other(format!(
+                        "{name} has {len} bytes but {} says {} games end at byte {}; \
+                         remove {} to start a new run",
+                        progress_path.display(),
+                        p.games,
+                        p.bytes,
+                        progress_path.display()
+                    )));
+                }
+                if len > p.bytes {
+                    eprintln!(
+                        "datagen: dropping {} bytes after the last finished game",
+                        len - p.bytes
+                    );
+                }
+                eprintln!("datagen: resuming seed {} at game {} of {}", p.seed, p.games, cfg.games);
+                p
+            }
+            _ => {
+                let whole = len - len % RECORD_BYTES as u64;
+                if whole < len {
+                    eprintln!("datagen: cutting a torn record ({} bytes) off {name}", len - whole);
+                }
+                if whole > 0 {
+                    eprintln!(
+                        "datagen: appending to {name} after {} records",
+                        whole / RECORD_BYTES as u64
+                    );
+                }
+                let p = Progress { seed: cfg.seed, games: 0, bytes: whole };
+                p.write(&progress_path)?;
+                p
+            }
+        };
+        file.set_len(progress.bytes)?;
+        let now = Instant::now();
+        Ok(Output {
+            file,
+            out: cfg.out.clone(),
+            progress_path,
+            progress,
+            pending: BTreeMap::new(),
+            summary: DatagenSummary::default(),
+            target: cfg.games,
+            started: now,
+            last_report: now,
+            terminal: io::stderr().is_terminal(),
+            error: None,
+        })
+    }
+
+    /// Takes game `index`; writes every game that is now next in order.
+    fn deliver(&mut self, index: u64, game: GameRecords) -> io::Result<()> {
+        self.pending.insert(index, game);
+        while let Some(game) = self.pending.remove(&self.progress.games) {
+            self.write_game(&game)?;
+            let s = &mut self.summary;
+            s.rejected_openings += game.rejected_openings;
+            match game.outcome {
+                Some(o) => {
+                    s.games += 1;
+                    s.results[o] += 1;
+                    s.positions += game.positions;
+                }
+                None => s.skipped_games += 1,
+            }
+        }
+        let every = if self.terminal { PROGRESS_TERMINAL } else { PROGRESS_LOG };
+        if self.last_report.elapsed() >= every {
+            self.last_report = Instant::now();
+            self.report(false);
+        }
+        Ok(())
+    }
+
+    fn write_game(&mut self, game: &GameRecords) -> io::Result<()> {
+        let written = (|| {
+            self.file.seek(SeekFrom::Start(self.progress.bytes))?;
+            self.file.write_all(&game.bytes)?;
+            self.file.sync_data()
+        })();
+        if let Err(e) = written {
+            // Cut off whatever part of the game reached the file; the sidecar still
+            // describes the data before it.
+            let _ = self.file.set_len(self.progress.bytes);
+            return Err(self.write_error(e));
+        }
+        let next = Progress {
+            games: self.progress.games + 1,
+            bytes: self.progress.bytes + game.bytes.len() as u64,
+            ..self.progress
+        };
+        next.write(&self.progress_path).map_err(|e| self.write_error(e))?;
+        self.progress = next;
+        Ok(())
+    }
+
+    fn write_error(&self, e: io::Error) -> io::Error {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "writing {} failed ({e}); stopped with {} games of seed {} in the file \
+                 ({} bytes), the same command resumes",
+                self.out.display(),
+                self.progress.games,
+                self.progress.seed,
+                self.progress.bytes
+            ),
+        )
+    }
+
+    fn report(&self, last: bool) {
+        let s = &self.summary;
+        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+        let done = self.progress.games;
+        let rate = s.positions as f64 / secs;
+        let games_rate = (s.games + s.skipped_games) as f64 / secs;
+        let left = if games_rate > 0.0 && done < self.target {
+            format!(", {} left", format_duration((self.target - done) as f64 / games_rate))
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "datagen: {done}/{} games, {} positions, {rate:.0} positions/s, \
+             +{} ={} -{}, {} openings redrawn{left}",
+            self.target, s.positions, s.results[0], s.results[1], s.results[2], s.rejected_openings
+        );
+        if self.terminal {
+            eprint!("\r{line}\x1b[K{}", if last { "\n" } else { "" });
+        } else {
+            eprintln!("{line}");
+        }
+    }
+}
+
+fn format_duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, s / 60 % 60)
+    } else {
+        format!("{}m{:02}s", s / 60, s % 60)
+    }
+}
+
+/// Runs data generation (see the module docs). A write error stops every thread and is
+/// returned; the file then holds whole games only.
+pub fn run(cfg: &DatagenConfig) -> io::Result<DatagenSummary> {
+    let output = Output::open(cfg)?;
+    if output.progress.games >= cfg.games {
+        eprintln!(
+            "datagen: nothing to do, {} games of seed {} are already in {}",
+            output.progress.games,
+            cfg.seed,
+            cfg.out.display()
+        );
+        return Ok(output.summary);
+    }
+    let next_game = AtomicU64::new(output.progress.games);
+    let output = Mutex::new(output);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for _ in 0..cfg.threads.max(1) {
+            s.spawn(|| {
+                let mut engine = Engine::new();
+                engine.set_hash(HASH_MB);
+                while !stop.load(Ordering::Relaxed) {
+                    let index = next_game.fetch_add(1, Ordering::Relaxed);
+                    if index >= cfg.games {
+                        break;
+                    }
+                    let game = play_game(&mut engine, cfg, index);
+                    let mut out = output.lock().unwrap_or_else(|p| p.into_inner());
+                    if out.error.is_none() {
+                        if let Err(e) = out.deliver(index, game) {
+                            out.error = Some(e);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let mut out = output.into_inner().unwrap_or_else(|p| p.into_inner());
+    out.summary.elapsed = out.started.elapsed();
+    out.report(true);
+    match out.error.take() {
+        Some(e) => Err(e),
+        None => Ok(out.summary),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epd_counters_come_from_the_operations_or_the_fen_fields() {
+        let epd = "r1bqkbnr/pppp1ppp/2n5/8/3P4/2N5/PPP2PPP/R1BQKBNR[Pp] b KQkq - hmvc 3; \
+                   fmvn 4; ce -87; id \"zh-open-002\";";
+        assert_eq!(
+            epd_to_fen(epd),
+            "r1bqkbnr/pppp1ppp/2n5/8/3P4/2N5/PPP2PPP/R1BQKBNR[Pp] b KQkq - 3 4"
+        );
+        assert_eq!(epd_to_fen("8/8/8/8/8/8/8/K6k[] w - - 5 9"), "8/8/8/8/8/8/8/K6k[] w - - 5 9");
+        assert_eq!(epd_to_fen("8/8/8/8/8/8/8/K6k[] w - -"), "8/8/8/8/8/8/8/K6k[] w - - 0 1");
+    }
+
+    #[test]
+    fn a_write_error_stops_with_a_message_and_keeps_what_was_written() {
+        let dir = std::env::temp_dir().join(format!("madhouse-werr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg = DatagenConfig {
+            out: dir.join("w.bin"),
+            games: 3,
+            limit: SearchLimit::Depth(1),
+            threads: 1,
+            openings: Vec::new(),
+            random_plies: 0,
+            seed: 5,
+            variant: Variant::Crazyhouse,
+        };
+        let game = |n: u8| GameRecords {
+            bytes: vec![n; RECORD_BYTES],
+            positions: 1,
+            rejected_openings: 0,
+            outcome: Some(1),
+        };
+        let mut out = Output::open(&cfg).unwrap();
+        out.deliver(0, game(1)).unwrap();
+        // The file can no longer be written (as when the disk is full or the file is gone).
+        out.file = File::open(&cfg.out).unwrap();
+        let e = out.deliver(1, game(2)).unwrap_err().to_string();
+        assert!(e.contains("stopped with 1 games") && e.contains("resumes"), "{e}");
+        assert_eq!(std::fs::read(&cfg.out).unwrap(), vec![1; RECORD_BYTES]);
+        let p = Progress::read(&progress_path(&cfg.out)).unwrap().unwrap();
+        assert_eq!((p.games, p.bytes), (1, RECORD_BYTES as u64));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn progress_file_round_trip_and_rejects_other_files() {
+        let dir = std::env::temp_dir().join(format!("madhouse-progress-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.progress");
+        let p = Progress { seed: 7, games: 12, bytes: 12 * 44 };
+        p.write(&path).unwrap();
+        assert_eq!(Progress::read(&path).unwrap(), Some(p));
+        std::fs::write(&path, "seed 7\ngames 1\nbytes 44\n").unwrap();
+        assert!(Progress::read(&path).is_err());
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(Progress::read(&path).unwrap(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

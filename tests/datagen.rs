@@ -1,0 +1,328 @@
+//! Training data: the binary record format (round trips over random games in all three
+//! variants, garbage and corrupted records), the streaming reader, text conversion, and
+//! `datagen` runs that append, resume after an interruption and write the same games.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{playout, start_positions, Rng};
+use madhouse::core::{Color, Position, Variant};
+use madhouse::datagen::files::{convert_text, load_positions};
+use madhouse::datagen::{
+    self, decode, encode, DataError, DatagenConfig, Reader, Sample, SearchLimit, RECORD_BYTES,
+};
+use madhouse::score::MATE_BOUND;
+
+const RESULTS: [f32; 3] = [0.0, 0.5, 1.0];
+
+fn random_sample(pos: Position, rng: &mut Rng) -> Sample {
+    Sample { pos, score: rng.next_u64() as i16, result: rng.pick(&RESULTS) }
+}
+
+#[test]
+fn round_trip_over_random_games_in_every_variant() {
+    let mut rng = Rng::new(0xda7a);
+    // How often the rarer fields came up: the test means nothing if they never do.
+    let (mut promoted, mut ep, mut pockets, mut black, mut partial_castling, mut total) =
+        (0, 0, 0, 0, 0, 0);
+    for variant in Variant::ALL {
+        for (i, start) in start_positions(variant).iter().enumerate() {
+            for game in 0..6 {
+                for pos in playout(start, (i * 6 + game) as u64 ^ 0x5eed, 160) {
+                    let sample = random_sample(pos, &mut rng);
+                    let rec = encode(&sample).unwrap_or_else(|e| panic!("{}: {e}", sample.pos));
+                    let back = decode(&rec).unwrap_or_else(|e| panic!("{}: {e}", sample.pos));
+                    assert_eq!(back.pos.fen(), sample.pos.fen());
+                    assert_eq!(back.pos.key(), sample.pos.key(), "{}", sample.pos.fen());
+                    assert_eq!(back.pos.variant(), variant);
+                    assert_eq!((back.score, back.result), (sample.score, sample.result));
+                    assert_eq!(back.pos, sample.pos);
+                    let p = &sample.pos;
+                    total += 1;
+                    promoted += p.promoted().any() as u32;
+                    ep += p.ep_square().is_some() as u32;
+                    pockets += (!p.hand(Color::White).is_empty()
+                        && !p.hand(Color::Black).is_empty()) as u32;
+                    black += (p.turn() == Color::Black) as u32;
+                    partial_castling += matches!(p.castling().bits(), 1..=14) as u32;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{total} positions: {promoted} with promoted pieces, {ep} with e.p., {pockets} with \
+         both pockets filled, {black} black to move, {partial_castling} with some castling"
+    );
+    assert!(total > 10_000);
+    for (what, n) in [
+        ("promoted", promoted),
+        ("en passant", ep),
+        ("pockets", pockets),
+        ("black to move", black),
+        ("partial castling", partial_castling),
+    ] {
+        assert!(n >= 50, "only {n} positions with {what}");
+    }
+}
+
+#[test]
+fn extreme_positions_round_trip_or_are_refused() {
+    for (fen, variant) in [
+        // 30 pawns in one pocket (more than 16 of a kind), the most a 32-piece game allows.
+        ("4k3/8/8/8/8/8/8/4K3[PPPPPPPPPPPPPPPPPPPPPPPPPPPPPP] w - - 0 1", Variant::Crazyhouse),
+        // 62 queens in hand: the most a position may hold (64 pieces with the kings).
+        (&format!("4k3/8/8/8/8/8/8/4K3[{}] b - - 0 1", "q".repeat(62)), Variant::Loop),
+        // A pawn on its own first rank (chessgi only), a promoted rook, huge counters.
+        ("r~3k3/8/8/8/8/8/8/P3K3[] w - - 65535 32768", Variant::Chessgi),
+        // Every piece on the board: 32 of them.
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] b Kq - 0 1", Variant::Crazyhouse),
+    ] {
+        let pos = Position::from_fen(fen, variant).unwrap();
+        let back =
+            decode(&encode(&Sample { pos: pos.clone(), score: 0, result: 0.5 }).unwrap()).unwrap();
+        assert_eq!(back.pos.fen(), pos.fen());
+        assert_eq!(back.pos.key(), pos.key());
+    }
+    // 33 pieces on the board do not fit in a record.
+    let crowded = Position::from_fen(
+        "rnbqkbnr/pppppppp/8/8/8/4N3/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+        Variant::Crazyhouse,
+    )
+    .unwrap();
+    let sample = Sample { pos: crowded, score: 0, result: 1.0 };
+    assert!(matches!(encode(&sample), Err(DataError::Unencodable(_))));
+    let sample = Sample { pos: Position::startpos(Variant::Loop), score: 0, result: 0.25 };
+    assert!(matches!(encode(&sample), Err(DataError::Unencodable(_))));
+}
+
+fn start_record() -> [u8; RECORD_BYTES] {
+    let fen = "r3k2r/8/8/8/3pP3/8/8/R3K2R[Nb] b KQkq e3 0 20";
+    let pos = Position::from_fen(fen, Variant::Crazyhouse).unwrap();
+    assert!(pos.ep_square().is_some());
+    encode(&Sample { pos, score: 57, result: 0.0 }).unwrap()
+}
+
+#[test]
+fn corrupted_records_are_refused() {
+    let good = start_record();
+    assert!(decode(&good).is_ok());
+    let corrupt = |f: &dyn Fn(&mut [u8; RECORD_BYTES])| {
+        let mut r = good;
+        f(&mut r);
+        decode(&r)
+    };
+    // Pieces in square order: a1 R, e1 K, h1 R, d4 p, e4 P, a8 r, e8 k, h8 r.
+    // Piece codes: a code above 11, and a nibble set past the last piece.
+    assert!(matches!(corrupt(&|r| r[8] |= 0x0c), Err(DataError::Corrupt(_))));
+    assert!(matches!(corrupt(&|r| r[12] |= 0x01), Err(DataError::Corrupt(_))));
+    // A promoted flag past the last piece, on the e1 king and on the d4 pawn.
+    assert!(matches!(corrupt(&|r| r[25] |= 0x01), Err(DataError::Corrupt(_))));
+    assert!(matches!(corrupt(&|r| r[24] |= 0x02), Err(DataError::Position(_))));
+    assert!(matches!(corrupt(&|r| r[24] |= 0x08), Err(DataError::Position(_))));
+    // Reserved pocket bits, variant 3, result 3, e.p. byte 9.
+    assert!(matches!(corrupt(&|r| r[35] |= 0x10), Err(DataError::Corrupt(_))));
+    assert!(matches!(corrupt(&|r| r[36] |= 0x30), Err(DataError::Corrupt(_))));
+    assert!(matches!(corrupt(&|r| r[36] |= 0xc0), Err(DataError::Corrupt(_))));
+    assert!(matches!(corrupt(&|r| r[37] = 9), Err(DataError::Corrupt(_))));
+    // An e.p. file where no pawn can capture, and white to move with black's e.p. square.
+    assert!(matches!(corrupt(&|r| r[37] = 1), Err(DataError::Corrupt(_))));
+    assert!(matches!(corrupt(&|r| r[40] ^= 1), Err(DataError::Corrupt(_))));
+    // The e1 king becomes a queen: white has no king.
+    assert!(matches!(corrupt(&|r| r[8] = (r[8] & 0x0f) | 0x40), Err(DataError::Position(_))));
+    // Lengths.
+    assert!(matches!(decode(&good[..43]), Err(DataError::Truncated { bytes: 43 })));
+    assert!(matches!(decode(&[]), Err(DataError::Truncated { bytes: 0 })));
+    let mut long = good.to_vec();
+    long.push(0);
+    assert!(matches!(decode(&long), Err(DataError::Corrupt(_))));
+}
+
+#[test]
+fn castling_rights_without_their_rook_are_refused() {
+    // Without the h1 rook the position keeps only Q, k and q; set K in the record.
+    let pos =
+        Position::from_fen("r3k2r/8/8/8/3pP3/8/8/R3K3[Nb] b KQkq e3 0 20", Variant::Crazyhouse)
+            .unwrap();
+    let mut r = encode(&Sample { pos, score: 57, result: 0.0 }).unwrap();
+    assert_eq!(r[36] & 15, 0b1110);
+    assert!(decode(&r).is_ok());
+    r[36] |= 1;
+    assert!(matches!(decode(&r), Err(DataError::Corrupt(_))));
+}
+
+#[test]
+fn garbage_never_panics_and_what_decodes_is_canonical() {
+    let mut rng = Rng::new(0x6a7b);
+    let good = start_record();
+    let mut accepted = 0;
+    for i in 0..200_000 {
+        let mut buf = vec![0u8; RECORD_BYTES];
+        match i % 4 {
+            // Uniform noise.
+            0 => buf.iter_mut().for_each(|b| *b = rng.next_u64() as u8),
+            // A good record with a few bits flipped.
+            1 | 2 => {
+                buf.copy_from_slice(&good);
+                for _ in 0..1 + rng.below(3) {
+                    let bit = rng.below(RECORD_BYTES * 8);
+                    buf[bit / 8] ^= 1 << (bit % 8);
+                }
+            }
+            // Noise of any length.
+            _ => {
+                buf.resize(rng.below(2 * RECORD_BYTES), 0);
+                buf.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+            }
+        }
+        if let Ok(s) = decode(&buf) {
+            accepted += 1;
+            assert_eq!(encode(&s).unwrap().as_slice(), buf.as_slice(), "{}", s.pos.fen());
+        }
+    }
+    // Flips of the score and counter bits are valid records; most flips are not.
+    assert!(accepted > 1000 && accepted < 100_000, "{accepted}");
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("madhouse-datagen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn reader_streams_records_skips_corrupt_ones_and_reports_a_torn_tail() {
+    let mut rng = Rng::new(11);
+    let positions = playout(&Position::startpos(Variant::Crazyhouse), 3, 40);
+    let samples: Vec<Sample> = positions.into_iter().map(|p| random_sample(p, &mut rng)).collect();
+    let mut bytes = Vec::new();
+    for s in &samples {
+        bytes.extend_from_slice(&encode(s).unwrap());
+    }
+    bytes[5 * RECORD_BYTES + 36] |= 0xc0; // record 5: result code 3
+    bytes.extend_from_slice(&[1, 2, 3]);
+    let dir = temp_dir("reader");
+    let path = dir.join("r.bin");
+    std::fs::write(&path, &bytes).unwrap();
+    let read: Vec<_> = Reader::open(&path).unwrap().collect();
+    assert_eq!(read.len(), samples.len() + 1);
+    for (i, (r, s)) in read.iter().zip(&samples).enumerate() {
+        match r {
+            Ok(got) if i != 5 => assert_eq!(got, s),
+            Err(DataError::Corrupt(_)) if i == 5 => {}
+            other => panic!("record {i}: {other:?}"),
+        }
+    }
+    assert!(matches!(read.last(), Some(Err(DataError::Truncated { bytes: 3 }))));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+const SAMPLE_TEXT: &str = include_str!("data/scored-sample.txt");
+
+#[test]
+fn text_lines_convert_to_records() {
+    let dir = temp_dir("convert");
+    let input = dir.join("in.txt");
+    let mut text = SAMPLE_TEXT.to_string();
+    let good_lines = SAMPLE_TEXT.lines().count() as u64;
+    text.push_str("# a comment\n\n");
+    text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | 31900 | 1\n");
+    text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | -31872 | 0\n");
+    text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | 12 | 2\n");
+    text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | 1\n");
+    text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX[] w KQkq - 0 1 | 12 | 1\n");
+    text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | 40000 | 1\n");
+    text.push_str("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1 | 12 | 0.5"); // unfinished
+    std::fs::write(&input, &text).unwrap();
+    let out = dir.join("out.bin");
+    let s = convert_text(&input, &out, Variant::Crazyhouse).unwrap();
+    assert_eq!((s.lines, s.written, s.mate_scores, s.bad), (good_lines + 6, good_lines, 3, 3));
+    assert!(s.partial_last_line);
+    let read: Vec<Sample> = Reader::open(&out).unwrap().map(Result::unwrap).collect();
+    assert_eq!(read.len() as u64, good_lines);
+    for (line, sample) in SAMPLE_TEXT.lines().zip(&read) {
+        let fields: Vec<&str> = line.split(" | ").collect();
+        assert_eq!(sample.pos.fen(), fields[0]);
+        assert_eq!(sample.score.to_string(), fields[1]);
+        assert_eq!(sample.result, fields[2].parse::<f32>().unwrap());
+    }
+    // The output must be new.
+    assert!(convert_text(&input, &out, Variant::Crazyhouse).is_err());
+    // The tuner reads the same positions and results from either file.
+    let from_text = load_positions(&input, 0, Variant::Crazyhouse, |p, r| (p.fen(), r)).unwrap();
+    let from_bin = load_positions(&out, 0, Variant::Crazyhouse, |p, r| (p.fen(), r)).unwrap();
+    assert_eq!(from_text.items[..good_lines as usize], from_bin.items[..]);
+    assert_eq!(from_bin.rejected, 0);
+    // The loader reads a file at rest: besides the good lines it takes the three mate-score
+    // lines, the `FEN | result` line and the unterminated last line, and rejects the bad
+    // result and the bad FEN.
+    assert_eq!(from_text.items.len() as u64, good_lines + 5);
+    assert_eq!(from_text.rejected, 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn config(out: &Path, games: u64, seed: u64) -> DatagenConfig {
+    let openings = vec![
+        Position::from_fen(
+            "r1bqkbnr/pppp1ppp/2n5/8/3P4/2N5/PPP2PPP/R1BQKBNR[Pp] b KQkq - 0 4",
+            Variant::Crazyhouse,
+        )
+        .unwrap(),
+        Position::startpos(Variant::Crazyhouse),
+    ];
+    DatagenConfig {
+        out: out.to_path_buf(),
+        games,
+        limit: SearchLimit::Nodes(300),
+        threads: 2,
+        openings,
+        random_plies: 2,
+        seed,
+        variant: Variant::Crazyhouse,
+    }
+}
+
+#[test]
+fn datagen_appends_resumes_and_replays_the_same_games() {
+    let dir = temp_dir("run");
+    let a = dir.join("a.bin");
+    let summary = datagen::run(&config(&a, 5, 42)).unwrap();
+    let whole = std::fs::read(&a).unwrap();
+    assert_eq!(summary.games + summary.skipped_games, 5);
+    assert_eq!(whole.len() as u64, summary.positions * RECORD_BYTES as u64);
+    assert!(summary.positions > 20);
+    for r in Reader::open(&a).unwrap() {
+        let s = r.unwrap();
+        assert!(!s.pos.in_check());
+        assert!((s.score as i32).abs() < MATE_BOUND);
+    }
+
+    // The same run in two parts, with a kill in between that left a torn game behind.
+    let b = dir.join("b.bin");
+    datagen::run(&config(&b, 2, 42)).unwrap();
+    let part = std::fs::read(&b).unwrap();
+    assert!(part.len() < whole.len() && whole.starts_with(&part));
+    let mut torn = part.clone();
+    torn.extend_from_slice(&whole[part.len()..part.len() + RECORD_BYTES + 17]);
+    std::fs::write(&b, &torn).unwrap();
+    datagen::run(&config(&b, 5, 42)).unwrap();
+    assert!(std::fs::read(&b).unwrap() == whole, "the resumed run wrote different games");
+
+    // Nothing left to do: the file stays as it is, but for a torn record cut off.
+    let mut with_tail = whole.clone();
+    with_tail.extend_from_slice(&[9; 10]);
+    std::fs::write(&b, &with_tail).unwrap();
+    datagen::run(&config(&b, 5, 42)).unwrap();
+    assert!(std::fs::read(&b).unwrap() == whole);
+
+    // Another seed appends a new run after the old one (a torn record cut off first).
+    let mut with_tail = whole.clone();
+    with_tail.extend_from_slice(&[9; 10]);
+    std::fs::write(&b, &with_tail).unwrap();
+    datagen::run(&config(&b, 1, 43)).unwrap();
+    let both = std::fs::read(&b).unwrap();
+    assert!(both.len() > whole.len() && both.starts_with(&whole));
+    assert_eq!(both.len() % RECORD_BYTES, 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
