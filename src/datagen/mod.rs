@@ -43,7 +43,8 @@
 //! is unfinished (it would be cut off as torn).
 
 pub mod files;
-pub mod format;
+/// The record format, defined beside the trainer that reads it (`nnue::data`).
+pub use crate::nnue::data as format;
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};

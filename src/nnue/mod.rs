@@ -23,6 +23,7 @@
 //! for a score in centipawns from the side to move's view.
 
 pub mod accumulator;
+pub mod data;
 pub mod features;
 pub mod network;
 pub mod simd;

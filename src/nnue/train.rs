@@ -24,16 +24,17 @@
 //! trainer prints the best K for the data it reads, so a change of the search's scale shows.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::data;
 use super::features::{self, INPUTS};
 use super::network::fnv1a;
 use super::{Network, NnueError, HIDDEN_ALIGN, MAX_HIDDEN, OUTPUT_WEIGHT_MAX, QA, QB, SCALE};
-use crate::core::{Color, Position, Variant};
+use crate::core::{Color, Variant};
 use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 
@@ -69,19 +70,9 @@ const CKPT_MAGIC: [u8; 4] = *b"MHCK";
 /// Checkpoint format version.
 const CKPT_VERSION: u32 = 1;
 
-/// One training position as a data source yields it.
-#[derive(Clone, Debug)]
-pub struct Sample {
-    /// The position.
-    pub pos: Position,
-    /// Search score in centipawns from White's view.
-    pub score: i16,
-    /// Game result from White's view: 1 win, 0.5 draw, 0 loss.
-    pub result: f32,
-}
+pub use super::data::Sample;
 
-/// A stream of training samples. The trainer reads every source in chunks and keeps only
-/// compact features, so a source never needs to hold more than one chunk.
+/// A source of training samples: text lines or record files.
 pub trait SampleSource {
     /// Appends up to `max` more samples to `out`; returns how many (0 at the end).
     /// Unusable records (unreadable FEN, mate score) are skipped and counted.
@@ -90,10 +81,43 @@ pub trait SampleSource {
     fn skipped(&self) -> u64;
 }
 
-/// Opens a data file with the reader for its format. The text format is the fallback; a
-/// binary format adds a branch here recognised by its magic bytes.
+/// Opens a data file with the reader for its format: a record file (`madhouse datagen`)
+/// when its first record decodes, else text lines.
 pub fn open_source(path: &Path, variant: Variant) -> io::Result<Box<dyn SampleSource>> {
-    Ok(Box::new(TextSource::open(path, variant)?))
+    let mut first = [0u8; data::RECORD_BYTES];
+    let is_records = {
+        let mut f = File::open(path)?;
+        f.read_exact(&mut first).is_ok() && data::decode(&first).is_ok()
+    };
+    if is_records {
+        Ok(Box::new(RecordSource { reader: data::Reader::open(path)?, skipped: 0 }))
+    } else {
+        Ok(Box::new(TextSource::open(path, variant)?))
+    }
+}
+
+/// Reads the 44-byte records `madhouse datagen` writes.
+pub struct RecordSource {
+    reader: data::Reader<BufReader<File>>,
+    skipped: u64,
+}
+
+impl SampleSource for RecordSource {
+    fn read_chunk(&mut self, max: usize, out: &mut Vec<Sample>) -> io::Result<usize> {
+        let before = out.len();
+        while out.len() - before < max {
+            match self.reader.next() {
+                None => break,
+                Some(Ok(s)) if (s.score as i32).abs() < MATE_BOUND => out.push(s),
+                Some(_) => self.skipped += 1,
+            }
+        }
+        Ok(out.len() - before)
+    }
+
+    fn skipped(&self) -> u64 {
+        self.skipped
+    }
 }
 
 /// Reads `<FEN> | <score> | <result>` lines.
@@ -112,20 +136,12 @@ impl TextSource {
     }
 }
 
-/// Parses one text line; `None` for anything unusable, including mate scores.
+/// Parses one `FEN | score | result` line (the one text reader, `data::parse_text_line`);
+/// `None` for anything unusable, including lines without a score and mate scores.
 pub fn parse_text_line(line: &str, variant: Variant) -> Option<Sample> {
-    let mut parts = line.split('|');
-    let (fen, score, result) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() {
-        return None;
-    }
-    let score: i32 = score.trim().parse().ok()?;
-    let result: f32 = result.trim().parse().ok()?;
-    if score.abs() >= MATE_BOUND || !(0.0..=1.0).contains(&result) {
-        return None;
-    }
-    let pos = Position::from_fen(fen.trim(), variant).ok()?;
-    Some(Sample { pos, score: score as i16, result })
+    let (pos, score, result) = data::parse_text_line(line, variant).ok()?;
+    let score = score?;
+    (score.abs() < MATE_BOUND).then_some(Sample { pos, score: score as i16, result })
 }
 
 impl SampleSource for TextSource {
@@ -878,7 +894,47 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Role;
+    use crate::core::{Position, Role};
+
+    #[test]
+    fn record_and_text_files_read_the_same_samples() {
+        // The same positions written as datagen records and as text lines: `open_source`
+        // recognises each format and yields equal samples; a mate score is skipped in both.
+        let lines = [
+            "rnbqkb1r/pp3ppp/3ppn2/2p5/3PP3/2Q5/PPP2PPP/RNB1KBNR[] w KQkq - 0 2 | -155 | 0",
+            "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[] w KQkq - 2 3 | 40 | 0.5",
+            "4k3/8/8/8/8/8/8/4K3[QQp] w - - 0 1 | 31900 | 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[Nb] b KQkq - 2 3 | 12 | 1",
+        ];
+        let dir = std::env::temp_dir().join(format!("madhouse-train-src-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (text, records) = (dir.join("d.txt"), dir.join("d.bin"));
+        std::fs::write(&text, lines.join("\n")).unwrap();
+        let mut bytes = Vec::new();
+        for l in lines {
+            let (pos, score, result) = data::parse_text_line(l, Variant::Crazyhouse).unwrap();
+            let sample = Sample { pos, score: score.unwrap().clamp(-32000, 32000) as i16, result };
+            bytes.extend_from_slice(&data::encode(&sample).unwrap());
+        }
+        std::fs::write(&records, bytes).unwrap();
+        let read = |path: &Path| {
+            let mut src = open_source(path, Variant::Crazyhouse).unwrap();
+            let mut out = Vec::new();
+            while src.read_chunk(2, &mut out).unwrap() > 0 {}
+            (out, src.skipped())
+        };
+        let (from_text, skipped_text) = read(&text);
+        let (from_records, skipped_records) = read(&records);
+        assert_eq!((skipped_text, skipped_records), (1, 1));
+        assert_eq!(from_text.len(), 3);
+        assert_eq!(from_records.len(), 3);
+        for (a, b) in from_text.iter().zip(&from_records) {
+            assert_eq!((a.pos.fen(), a.score, a.result), (b.pos.fen(), b.score, b.result));
+        }
+        let want = Position::from_fen(lines[3].split('|').next().unwrap(), Variant::Crazyhouse);
+        assert_eq!(from_records[2].pos.fen(), want.unwrap().fen());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// Positions from random games, scored by a material count defined here (pawn 100,
     /// knight and bishop 300, rook 500, queen 900; pockets count the same), and given the

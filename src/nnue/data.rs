@@ -348,6 +348,32 @@ impl<R: Read> Iterator for Reader<R> {
     }
 }
 
+/// A parsed text line: the score is absent in `FEN | result` lines.
+pub type TextLine = (Position, Option<i32>, f32);
+
+/// Parses `FEN | score | result` or `FEN | result`.
+pub fn parse_text_line(line: &str, variant: Variant) -> Result<TextLine, DataError> {
+    let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+    let (fen, score, result) = match fields[..] {
+        [fen, result] => (fen, None, result),
+        [fen, score, result] => (fen, Some(score), result),
+        _ => return Err(DataError::Text("expected 'FEN | score | result'".into())),
+    };
+    let result = match result.parse::<f32>() {
+        Ok(r) if r == 0.0 || r == 0.5 || r == 1.0 => r,
+        _ => return Err(DataError::Text(format!("result '{result}' is not 1, 0.5 or 0"))),
+    };
+    let score = match score.map(str::parse::<i32>) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(_)) => {
+            return Err(DataError::Text(format!("score '{}' is not a number", fields[1])))
+        }
+    };
+    let pos = Position::from_fen(fen, variant).map_err(|e| DataError::Text(e.to_string()))?;
+    Ok((pos, score, result))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
