@@ -64,7 +64,8 @@ fn eval_file_over_uci() {
     e.send("position startpos moves e2e4");
     let built_in = network_eval(&mut e);
 
-    for bad in [dir.join("missing.nnue"), truncated] {
+    // A device that never ends is refused too, without reading it all.
+    for bad in [dir.join("missing.nnue"), truncated, std::path::PathBuf::from("/dev/zero")] {
         e.send(&format!("setoption name EvalFile value {}", bad.display()));
         let lines = e.sync();
         e.check(

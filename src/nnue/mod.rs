@@ -155,11 +155,33 @@ pub fn embedded() -> Arc<Network> {
 
 /// Reads and checks a network file. Never panics: every problem is an [`NnueError`].
 pub fn load_file(path: impl AsRef<Path>) -> Result<Network, NnueError> {
+    use std::io::Read;
     let path = path.as_ref();
-    let bytes =
-        std::fs::read(path).map_err(|e| NnueError::Io(format!("{}: {e}", path.display())))?;
+    let io = |e: std::io::Error| NnueError::Io(format!("{}: {e}", path.display()));
+    // Read at most one byte more than the largest network, so that a wrong path such as a
+    // device or a huge file is refused quickly instead of filling memory.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(NnueError::Io(format!(
+            "{}: larger than any network ({MAX_FILE_BYTES} bytes)",
+            path.display()
+        )));
+    }
     Network::from_bytes(&bytes)
 }
+
+/// Size of the largest network file: header, `MAX_HIDDEN` first-layer weights and biases,
+/// output weights and biases, checksum.
+pub const MAX_FILE_BYTES: u64 = (4
+    + 4 * 4
+    + 2 * (INPUTS * MAX_HIDDEN + MAX_HIDDEN + OUTPUT_BUCKETS * 2 * MAX_HIDDEN)
+    + 4 * OUTPUT_BUCKETS
+    + 8) as u64;
 
 /// The network's evaluation of the position whose accumulator is `acc`, in centipawns from
 /// `side_to_move`'s view. Uses the fastest kernel the CPU offers (chosen once when the
