@@ -14,6 +14,7 @@ Usage:
            [--variant crazyhouse|loop|chessgi]
   madhouse datagen --out FILE.bin [--games N] [--nodes N | --depth N] [--threads N]
                    [--openings EPD] [--random-plies N] [--seed N] [--variant V]
+                   [--eval hce|nnue|NET]
                                    self-play games: quiet positions with search score and
                                    result, appended as binary records; the same command
                                    resumes an interrupted run
@@ -147,6 +148,7 @@ fn datagen(flags: &Flags) {
         "variant",
         "convert-text",
         "info",
+        "eval",
     ]);
     let variant: Variant =
         flags.get("variant").unwrap_or("crazyhouse").parse().unwrap_or_else(|e: String| fail(&e));
@@ -186,6 +188,13 @@ fn datagen(flags: &Flags) {
         random_plies: flags.num("random-plies", 2),
         seed: flags.num("seed", 1) as u64,
         variant,
+        network: match flags.get("eval").unwrap_or("hce") {
+            "hce" => None,
+            "nnue" => Some(madhouse::nnue::embedded()),
+            path => Some(std::sync::Arc::new(
+                madhouse::nnue::load_file(path).unwrap_or_else(|e| fail(&format!("{path}: {e}"))),
+            )),
+        },
     };
     if let Err(e) = datagen::run(&cfg) {
         fail(&e.to_string());

@@ -58,6 +58,7 @@ pub use format::{decode, encode, DataError, Reader, Sample, RECORD_BYTES};
 
 use crate::core::{Game, Move, Position, Variant};
 use crate::engine::{Engine, SearchRequest, SearchResult};
+use crate::nnue::Network;
 use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 use crate::search::Silent;
@@ -108,6 +109,9 @@ pub struct DatagenConfig {
     pub seed: u64,
     /// Variant played.
     pub variant: Variant,
+    /// The network the games are searched with; `None`: the hand-written evaluation. Later
+    /// rounds of data are made with the previous round's network.
+    pub network: Option<Arc<Network>>,
 }
 
 /// What a run did (this invocation only).
@@ -524,6 +528,7 @@ pub fn run(cfg: &DatagenConfig) -> io::Result<DatagenSummary> {
             s.spawn(|| {
                 let mut engine = Engine::new();
                 engine.set_hash(HASH_MB);
+                engine.set_network(cfg.network.clone());
                 while !stop.load(Ordering::Relaxed) {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if index >= cfg.games {
@@ -579,6 +584,7 @@ mod tests {
             random_plies: 0,
             seed: 5,
             variant: Variant::Crazyhouse,
+            network: None,
         };
         let game = |n: u8| GameRecords {
             bytes: vec![n; RECORD_BYTES],
