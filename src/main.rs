@@ -22,12 +22,12 @@ Usage:
                                    'FEN | score | result' lines to records (OUT must be new)
   madhouse datagen --info FILE.bin   count, results and score distribution of a record file
   madhouse tune --data FILE [--out src/eval/tuned.rs] [--epochs N] [--rate X] [--limit N] [--l2 X]
-                [--optimizer gd|adam] [--start current|hand-made]
+                [--optimizer gd|adam] [--start current|hand-made] [--k X]
                                    fit the evaluation weights to the results (Texel)
   madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--epochs 10] [--batch 4096]
                  [--lr 0.01] [--lr-end X] [--lambda 0.75] [--k 400] [--validation 0.05]
                  [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
-                 [--resume]
+                 [--resume] [--mirror-files]
                                    train an NNUE network on `FEN | score | result` lines
   madhouse --help | --version
 
@@ -89,6 +89,7 @@ fn main() {
                 adam: flags.get("optimizer") == Some("adam"),
                 from_hand_made: flags.get("start") == Some("hand-made"),
                 l2: flags.get("l2").map_or(0.0, |r| r.parse().unwrap_or_else(|_| fail("bad --l2"))),
+                k: flags.get("k").map(|r| r.parse().unwrap_or_else(|_| fail("bad --k"))),
             };
             if let Err(e) = madhouse::tune::tune(&cfg) {
                 fail(&e.to_string());
@@ -96,8 +97,12 @@ fn main() {
         }
         "train" => {
             let resume = args.iter().any(|a| a == "--resume");
-            let rest: Vec<String> =
-                args[1..].iter().filter(|a| *a != "--resume").cloned().collect();
+            let mirror_files = args.iter().any(|a| a == "--mirror-files");
+            let rest: Vec<String> = args[1..]
+                .iter()
+                .filter(|a| *a != "--resume" && *a != "--mirror-files")
+                .cloned()
+                .collect();
             let flags = Flags::parse(&rest);
             let data = flags.get("data").unwrap_or_else(|| fail("train needs --data FILE"));
             let out = flags.get("out").unwrap_or_else(|| fail("train needs --out FILE"));
@@ -106,6 +111,7 @@ fn main() {
                 out.into(),
             );
             cfg.resume = resume;
+            cfg.mirror_files = mirror_files;
             cfg.hidden = flags.num("hidden", cfg.hidden);
             cfg.epochs = flags.num("epochs", cfg.epochs);
             cfg.batch = flags.num("batch", cfg.batch);

@@ -140,6 +140,10 @@ pub struct TuneConfig {
     /// (long-range mobility, promoted knights) as fast as common ones; this keeps them near
     /// their prior unless the data really says otherwise.
     pub l2: f64,
+    /// Fixed scale of the sigmoid (`None`: fitted to the starting weights). The fit can
+    /// trade a smaller K for larger weights; fixing K keeps the centipawn scale that the
+    /// search's margins assume when a refit starts from weights that fit badly.
+    pub k: Option<f64>,
 }
 
 /// Loads and traces the data set.
@@ -177,9 +181,9 @@ pub fn tune(cfg: &TuneConfig) -> std::io::Result<()> {
     let prior = w.clone();
 
     // The scaling constant that best fits the current weights.
-    let mut k = 1.0;
+    let mut k = cfg.k.unwrap_or(1.0);
     let mut best = mean_error(&data, &w, k);
-    for step in [0.5, 0.1, 0.02] {
+    for step in [0.5, 0.1, 0.02].into_iter().filter(|_| cfg.k.is_none()) {
         loop {
             let mut improved = false;
             for cand in [k - step, k + step] {

@@ -318,3 +318,71 @@ fn every_corruption_gives_its_error() {
 
     assert!(Network::from_bytes(&good).is_ok());
 }
+
+/// `fen` with the board mirrored left to right, written from the FEN text alone (ranks
+/// reversed token by token, a promoted mark staying with its piece; the en-passant file
+/// mirrored), so it checks the feature code from outside.
+fn mirror_fen_files(fen: &str) -> String {
+    let mut fields: Vec<String> = fen.split_whitespace().map(str::to_string).collect();
+    let (board, pocket) = match fields[0].find('[') {
+        Some(i) => (fields[0][..i].to_string(), fields[0][i..].to_string()),
+        None => (fields[0].clone(), String::new()),
+    };
+    let ranks: Vec<String> = board
+        .split('/')
+        .map(|rank| {
+            let mut tokens: Vec<String> = Vec::new();
+            for c in rank.chars() {
+                match (c, tokens.last_mut()) {
+                    ('~', Some(last)) => last.push('~'),
+                    _ => tokens.push(c.to_string()),
+                }
+            }
+            tokens.reverse();
+            tokens.concat()
+        })
+        .collect();
+    fields[0] = format!("{}{pocket}", ranks.join("/"));
+    if fields[3] != "-" {
+        let b = fields[3].as_bytes();
+        fields[3] = format!("{}{}", (b'a' + b'h' - b[0]) as char, b[1] as char);
+    }
+    fields.join(" ")
+}
+
+#[test]
+fn file_mirroring_of_features_matches_the_mirrored_position() {
+    // The trainer's augmentation (`features::mirror_files`) must name the features of the
+    // position mirrored left to right, for both perspectives.
+    let mut rng = Rng::new(31);
+    let mut checked = 0;
+    for game in 0..40 {
+        let mut pos = Position::startpos(Variant::Crazyhouse);
+        for _ in 0..120 {
+            let moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.after(moves[rng.below(moves.len())]);
+            if !pos.fen().split_whitespace().nth(2).is_some_and(|c| c == "-") {
+                continue;
+            }
+            let mirrored = Position::from_fen(&mirror_fen_files(&pos.fen()), Variant::Crazyhouse)
+                .unwrap_or_else(|e| panic!("game {game}: {} -> {e}", pos.fen()));
+            for perspective in [Color::White, Color::Black] {
+                let mut want: Vec<u16> =
+                    nnue::features::active(&mirrored, perspective).as_slice().to_vec();
+                let mut got: Vec<u16> = nnue::features::active(&pos, perspective)
+                    .as_slice()
+                    .iter()
+                    .map(|&f| nnue::features::mirror_files(f))
+                    .collect();
+                want.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, want, "{} ({perspective:?})", pos.fen());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "only {checked} positions without castling rights");
+}

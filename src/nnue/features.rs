@@ -57,6 +57,17 @@ pub const fn pocket_feature(perspective: Color, color: Color, role: Role, k: usi
     BOARD_FEATURES + (rel_colour(perspective, color) * 5 + role.index()) * POCKET_SLOTS + k
 }
 
+/// The index of the same thing with the board mirrored left to right (file a <-> h); pocket
+/// features are unchanged. Used by the trainer to augment positions without castling rights.
+#[inline]
+pub const fn mirror_files(index: u16) -> u16 {
+    if (index as usize) < BOARD_FEATURES {
+        index ^ 7
+    } else {
+        index
+    }
+}
+
 /// The Black-perspective index of the thing a White-perspective index names (and the other
 /// way round: mirroring twice is the identity).
 #[inline]

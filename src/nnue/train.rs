@@ -253,20 +253,34 @@ fn meta_of(s: &Sample) -> Meta {
     }
 }
 
-/// Is position number `i` held out? A hash of the index, so the split does not depend on
-/// the order of chunks or threads.
+/// Positions are held out for validation in blocks of this many consecutive positions. Data
+/// files hold whole games in order, and positions of one game are near copies of each other:
+/// holding out single positions let the validation loss reward memorising games (a fit with
+/// a low loss that played worse), while a block of a few games keeps the held-out games
+/// unseen but at their edges.
+pub const VALIDATION_BLOCK: u64 = 128;
+
+/// Is position number `i` held out? A hash of its block's index, so the split does not
+/// depend on the order of chunks or threads.
 fn held_out(i: u64, fraction: f32, seed: u64) -> bool {
-    let h = Rng::new(seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64();
+    let block = i / VALIDATION_BLOCK;
+    let h = Rng::new(seed ^ block.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64();
     (h % 1_000_000) < (fraction.clamp(0.0, 1.0) * 1_000_000.0) as u64
 }
 
 /// Reads every source into a training and a validation set (at most `limit` positions in
 /// all when `limit` > 0).
+///
+/// With `mirror_files`, every training position without castling rights is also added
+/// mirrored left to right (files a..h reversed): without castling the rules are symmetric
+/// that way, so the mirrored position has the same score and result. Validation positions
+/// are not mirrored.
 pub fn load(
     sources: &mut [Box<dyn SampleSource>],
     limit: usize,
     validation: f32,
     seed: u64,
+    mirror_files: bool,
 ) -> io::Result<(Dataset, Dataset)> {
     let (mut train, mut val) = (Dataset::default(), Dataset::default());
     let mut chunk = Vec::with_capacity(LOAD_CHUNK);
@@ -282,13 +296,26 @@ pub fn load(
             if src.read_chunk(room.min(LOAD_CHUNK), &mut chunk)? == 0 {
                 break;
             }
-            let compact: Vec<(features::FeatureList<{ features::MAX_ACTIVE }>, Meta)> = chunk
+            type Compact = (features::FeatureList<{ features::MAX_ACTIVE }>, Meta, bool);
+            let compact: Vec<Compact> = chunk
                 .par_iter()
-                .map(|s| (features::active(&s.pos, Color::White), meta_of(s)))
+                .map(|s| {
+                    let symmetric = s.pos.castling().bits() == 0;
+                    (features::active(&s.pos, Color::White), meta_of(s), symmetric)
+                })
                 .collect();
-            for (f, m) in compact {
-                let set = if held_out(index, validation, seed) { &mut val } else { &mut train };
-                set.push(f.as_slice(), m);
+            let mut mirrored = Vec::with_capacity(features::MAX_ACTIVE);
+            for (f, m, symmetric) in compact {
+                if held_out(index, validation, seed) {
+                    val.push(f.as_slice(), m);
+                } else {
+                    train.push(f.as_slice(), m);
+                    if mirror_files && symmetric {
+                        mirrored.clear();
+                        mirrored.extend(f.as_slice().iter().map(|&x| features::mirror_files(x)));
+                        train.push(&mirrored, m);
+                    }
+                }
                 index += 1;
             }
             if index % (16 * LOAD_CHUNK as u64) < chunk.len() as u64 {
@@ -554,6 +581,9 @@ pub struct TrainConfig {
     pub threads: usize,
     /// Seed of initialisation, shuffling and the validation split.
     pub seed: u64,
+    /// Also train on each position without castling rights mirrored left to right (see
+    /// [`load`]).
+    pub mirror_files: bool,
 }
 
 impl TrainConfig {
@@ -577,6 +607,7 @@ impl TrainConfig {
             limit: 0,
             threads: 0,
             seed: 1,
+            mirror_files: false,
         }
     }
 }
@@ -813,7 +844,7 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
         );
     }
     let started = Instant::now();
-    let (train, val) = load(&mut sources, cfg.limit, cfg.validation, cfg.seed)?;
+    let (train, val) = load(&mut sources, cfg.limit, cfg.validation, cfg.seed, cfg.mirror_files)?;
     if train.len() < cfg.batch.min(1000) || val.is_empty() {
         return Err(io::Error::other(format!(
             "too few positions: {} training, {} validation",
@@ -1061,6 +1092,19 @@ mod tests {
     }
 
     #[test]
+    fn validation_holds_out_whole_blocks_of_consecutive_positions() {
+        // Whole blocks (so whole games, but at the edges) are held out, at about the fraction
+        // asked for.
+        let n = 2000 * VALIDATION_BLOCK;
+        let held: Vec<bool> = (0..n).map(|i| held_out(i, 0.1, 7)).collect();
+        for block in held.chunks(VALIDATION_BLOCK as usize) {
+            assert!(block.iter().all(|&h| h == block[0]), "a block is split");
+        }
+        let fraction = held.iter().filter(|&&h| h).count() as f64 / n as f64;
+        assert!((0.08..0.12).contains(&fraction), "held out {fraction}");
+    }
+
+    #[test]
     fn text_lines() {
         let fen = "r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[QNNpp] b KQkq - 0 1";
         let s = parse_text_line(&format!("{fen} | -155 | 0.5\n"), Variant::Crazyhouse).unwrap();
@@ -1095,7 +1139,7 @@ mod tests {
         half.checkpoint = dir.join("half.ckpt");
         // Run the first two of the four epochs by hand (the schedule depends on the total).
         let mut sources = vec![open_source(&data_path, Variant::Crazyhouse).unwrap()];
-        let (tr, _) = load(&mut sources, 0, half.validation, half.seed).unwrap();
+        let (tr, _) = load(&mut sources, 0, half.validation, half.seed, false).unwrap();
         let mut net = FloatNet::random(32, half.seed);
         let len = net.params.len();
         let mut opt = Optimiser { m: vec![0.0; len], v: vec![0.0; len], t: 0 };
