@@ -290,7 +290,6 @@ fn king_danger<T: Tracer>(
         add(t, KD_HOLE, holes.count() as i32);
         add(t, KD_SUPPORTED_HOLE, (holes & theirs.no_king).count() as i32);
     }
-    add(t, KD_NOT_TO_MOVE, (pos.turn() != c) as i32);
     add(t, KD_WEAK_RING, (ring & theirs.all & !mine.no_king).count() as i32);
 
     // Shelter: pawns in front, defenders around, open files.
@@ -378,12 +377,11 @@ mod tests {
 
     #[test]
     fn start_position_is_balanced_but_for_the_move() {
-        // Only the terms that depend on who moves (tempo, and the king danger of the side not
-        // to move) break the symmetry of the start position; moving first is an advantage.
+        // Only the tempo breaks the symmetry of the start position (nothing hangs there);
+        // moving first is an advantage.
         let p = Position::startpos(Variant::Crazyhouse);
         let mut w = DEFAULT_WEIGHTS;
         w[TEMPO] = 0;
-        w[KD_NOT_TO_MOVE] = 0;
         assert_eq!(evaluate_with(&p, &w, &mut NoTrace), 0);
         assert!(evaluate(&p) > 0, "start position: {}", evaluate(&p));
     }
