@@ -31,8 +31,9 @@ pub const DEFAULT_MULTIPV: usize = 1;
 /// Largest number of principal variations.
 pub const MAX_MULTIPV: usize = 500;
 /// Whether searches use the built-in network by default (else the hand-written evaluation).
-/// Off until a network beats the hand-written evaluation in a match (README, The network).
-pub const DEFAULT_USE_NNUE: bool = false;
+/// On since the built-in network beat the hand-written evaluation in matches (README, The
+/// network).
+pub const DEFAULT_USE_NNUE: bool = true;
 /// Default reserve per move for GUI and network delays, milliseconds (a local GUI).
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
 /// Largest reserve per move, milliseconds.

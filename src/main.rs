@@ -14,7 +14,7 @@ Usage:
            [--variant crazyhouse|loop|chessgi]
   madhouse datagen --out FILE.bin [--games N] [--nodes N | --depth N] [--threads N]
                    [--openings EPD] [--random-plies N] [--seed N] [--variant V]
-                   [--eval hce|nnue|NET]
+                   [--eval nnue|hce|NET]
                                    self-play games: quiet positions with search score and
                                    result, appended as binary records; the same command
                                    resumes an interrupted run
@@ -24,8 +24,8 @@ Usage:
   madhouse tune --data FILE [--out src/eval/tuned.rs] [--epochs N] [--rate X] [--limit N] [--l2 X]
                 [--optimizer gd|adam] [--start current|hand-made] [--k X]
                                    fit the evaluation weights to the results (Texel)
-  madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--epochs 10] [--batch 4096]
-                 [--lr 0.01] [--lr-end X] [--lambda 0.75] [--k 400] [--validation 0.05]
+  madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--epochs 20] [--batch 16384]
+                 [--lr 0.001] [--lr-end X] [--lambda 1.0] [--k 400] [--validation 0.05]
                  [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
                  [--resume] [--mirror-files]
                                    train an NNUE network on `FEN | score | result` lines
@@ -185,6 +185,8 @@ fn datagen(flags: &Flags) {
         _ => datagen::SearchLimit::Nodes(flags.num("nodes", 5000).max(1) as u64),
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Without --eval, the games are played with the engine's default evaluation.
+    let default_eval = if madhouse::engine::DEFAULT_USE_NNUE { "nnue" } else { "hce" };
     let cfg = datagen::DatagenConfig {
         out: out.into(),
         games: flags.num("games", 1000) as u64,
@@ -194,7 +196,7 @@ fn datagen(flags: &Flags) {
         random_plies: flags.num("random-plies", 2),
         seed: flags.num("seed", 1) as u64,
         variant,
-        network: match flags.get("eval").unwrap_or("hce") {
+        network: match flags.get("eval").unwrap_or(default_eval) {
             "hce" => None,
             "nnue" => Some(madhouse::nnue::embedded()),
             path => Some(std::sync::Arc::new(
