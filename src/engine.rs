@@ -5,13 +5,14 @@
 //! search runs on its own threads (lazy SMP: `Threads` workers sharing the transposition
 //! table), so the protocol keeps reading input and can `stop` or `ponderhit` at any time.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::core::Position;
 use crate::nnue::Network;
+use crate::search::skill::{Skill, StrengthOptions};
 pub use crate::search::smp::SearchResult;
 use crate::search::smp::{self, SEARCH_STACK};
 use crate::search::{Reporter, Shared, Worker};
@@ -59,6 +60,8 @@ pub struct EngineOptions {
     pub multipv: usize,
     /// Milliseconds kept in reserve per move for communication delays.
     pub move_overhead_ms: u64,
+    /// The strength limit (`Skill Level`, `UCI_LimitStrength`, `UCI_Elo`, `Skill Seed`).
+    pub strength: StrengthOptions,
 }
 
 impl Default for EngineOptions {
@@ -67,6 +70,7 @@ impl Default for EngineOptions {
             threads: DEFAULT_THREADS,
             multipv: DEFAULT_MULTIPV,
             move_overhead_ms: DEFAULT_MOVE_OVERHEAD_MS,
+            strength: StrengthOptions::default(),
         }
     }
 }
@@ -206,32 +210,62 @@ impl Engine {
         self.apply_pending();
     }
 
+    /// The strength limit of a search with `limits`: none at full strength or for analysis.
+    /// Its seed is `Skill Seed`, or a fresh one for every search when that is 0.
+    fn skill_for(&self, limits: &Limits) -> Option<Skill> {
+        if limits.is_analysis() {
+            return None;
+        }
+        let level = self.options.strength.level()?;
+        let seed = match self.options.strength.seed {
+            0 => fresh_seed(),
+            s => s,
+        };
+        Some(Skill::new(level, seed))
+    }
+
     /// Starts searching `req`. Progress goes to `reporter`; the result to `on_done`, called
     /// on the search thread once the search is over (for `infinite` and ponder searches,
     /// only after `stop` or `ponderhit`).
+    ///
+    /// Under a strength limit the search runs on one thread, within the level's nodes, depth
+    /// and share of the time budget, scoring the level's candidates (MultiPV) while showing
+    /// only the lines the GUI asked for.
     pub fn start(
         &mut self,
-        req: SearchRequest,
+        mut req: SearchRequest,
         reporter: Arc<dyn Reporter>,
         on_done: Box<dyn FnOnce(SearchResult) + Send>,
     ) {
         self.wait();
-        let threads = self.options.threads.max(1);
+        let skill = self.skill_for(&req.limits);
+        if let Some(s) = &skill {
+            s.limit(&mut req.limits);
+        }
+        let threads = if skill.is_some() { 1 } else { self.options.threads.max(1) };
+        let multipv = self.options.multipv;
+        let searched_multipv = skill.map_or(multipv, |s| multipv.max(s.params().candidates));
         let mut workers = std::mem::take(&mut self.workers);
         workers.truncate(threads);
         while workers.len() < threads {
             workers.push(Worker::new(workers.len()));
         }
         self.tt.new_search();
-        let shared = Arc::new(Shared::new(
+        let mut shared = Shared::new(
             self.tt.clone(),
             threads,
             req.limits.clone(),
             self.options.move_overhead_ms,
-            self.options.multipv,
+            searched_multipv,
             reporter,
             self.net.clone(),
-        ));
+        );
+        if let Some(s) = skill {
+            shared.budget = shared.budget.share(s.params().time_permille);
+            shared.shown_multipv = multipv.max(1);
+            shared.skill = Some(s);
+        }
+        let shared = Arc::new(shared);
         let halted = Arc::new(AtomicBool::new(false));
         let delivered = Arc::new(AtomicBool::new(false));
         let (sh, ht, dl) = (shared.clone(), halted.clone(), delivered.clone());
@@ -255,6 +289,17 @@ impl Engine {
         // `wait` returned, so the search thread ended normally, and it always delivers.
         rx.recv().expect("a finished search delivers its result")
     }
+}
+
+/// A seed for a search under `Skill Seed` 0: the clock's nanoseconds and a counter, so that
+/// two searches in the same nanosecond still differ.
+fn fresh_seed() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    (nanos ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)).max(1)
 }
 
 fn run_search(

@@ -52,12 +52,19 @@ pub struct Limits {
     pub ponder: bool,
     /// Restrict the root to these moves (empty: all).
     pub searchmoves: Vec<Move>,
+    /// The GUI analyses rather than plays (UCI_AnalyseMode): a strength limit does not apply.
+    pub analysis: bool,
 }
 
 impl Limits {
     /// Does the search end only on command (`infinite`, or while pondering)?
     pub fn waits_for_stop(&self) -> bool {
         self.infinite || self.ponder
+    }
+
+    /// Is this analysis (`infinite`, or `analysis`), to which a strength limit does not apply?
+    pub fn is_analysis(&self) -> bool {
+        self.infinite || self.analysis
     }
 
     /// Is the search limited by time at all?
@@ -101,6 +108,13 @@ impl TimeBudget {
         let soft = base.min(max_use).max(1);
         let hard = (soft * TIME_HARD_FACTOR).min(max_use).max(soft);
         TimeBudget { soft_ms: Some(soft), hard_ms: Some(hard) }
+    }
+
+    /// The budget cut to `permille` / 1000 of itself (at least 1 ms), for a strength limit
+    /// that spends only a share of the normal time.
+    pub fn share(self, permille: u64) -> TimeBudget {
+        let cut = |t: Option<u64>| t.map(|t| (t.saturating_mul(permille) / 1000).max(1));
+        TimeBudget { soft_ms: cut(self.soft_ms), hard_ms: cut(self.hard_ms) }
     }
 
     /// The hard limit as a duration, if any.

@@ -16,6 +16,7 @@ use crate::engine::{
     DEFAULT_USE_NNUE, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_MULTIPV, MAX_THREADS,
 };
 use crate::nnue::Network;
+use crate::search::skill::{ELO_MAX, ELO_MIN, SEED_MAX, SKILL_LEVEL_MAX};
 
 /// Which option (what [`Settings::set`] dispatches on).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,6 +45,14 @@ pub enum Id {
     UseNnue,
     /// The network file (`<internal>`: the built-in network).
     EvalFile,
+    /// Play at `UCI_Elo` (else at `Skill Level`).
+    LimitStrength,
+    /// The strength played at under `UCI_LimitStrength`.
+    Elo,
+    /// 0..19: a limited level; 20: full strength.
+    SkillLevel,
+    /// The seed of a limited level's choices; 0: a new one every search.
+    SkillSeed,
 }
 
 /// The type of an option, with its default and range.
@@ -157,6 +166,34 @@ pub const TABLE: &[Spec] = &[
         "EvalFile",
         Some("EvalFile"),
         Kind::File { default: INTERNAL_NET },
+        When::Now,
+    ),
+    spec(
+        Id::LimitStrength,
+        "UCI_LimitStrength",
+        Some("LimitStrength"),
+        Kind::Check { default: false },
+        When::Now,
+    ),
+    spec(
+        Id::Elo,
+        "UCI_Elo",
+        Some("Elo"),
+        Kind::Spin { default: ELO_MAX, min: ELO_MIN, max: ELO_MAX },
+        When::Now,
+    ),
+    spec(
+        Id::SkillLevel,
+        "Skill Level",
+        Some("SkillLevel"),
+        Kind::Spin { default: SKILL_LEVEL_MAX, min: 0, max: SKILL_LEVEL_MAX },
+        When::Now,
+    ),
+    spec(
+        Id::SkillSeed,
+        "Skill Seed",
+        Some("SkillSeed"),
+        Kind::Spin { default: 0, min: 0, max: SEED_MAX },
         When::Now,
     ),
 ];
@@ -414,6 +451,10 @@ impl Settings {
                 self.use_nnue = flag;
                 engine.set_network(flag.then(|| self.net.clone()));
             }
+            Id::LimitStrength => engine.options.strength.limit_strength = flag,
+            Id::Elo => engine.options.strength.elo = int(&value) as i64,
+            Id::SkillLevel => engine.options.strength.skill_level = int(&value) as i64,
+            Id::SkillSeed => engine.options.strength.seed = int(&value),
             Id::EvalFile => {
                 if let Value::Text(path) = value {
                     // A file that does not load changes nothing: the network in use stays.

@@ -20,7 +20,7 @@ use crate::time::{Clock, Limits};
 use crate::tt::Bound;
 
 /// Options GUIs send that Madhouse does not offer; accepted silently.
-const IGNORED_OPTIONS: [&str; 4] = ["UCI_Opponent", "UCI_Elo", "UCI_LimitStrength", "UCI_Chess960"];
+const IGNORED_OPTIONS: [&str; 2] = ["UCI_Opponent", "UCI_Chess960"];
 
 /// Formats an internal score as UCI `cp X` or `mate N`.
 pub fn uci_score(v: i32) -> String {
@@ -370,6 +370,7 @@ impl Uci {
         if let Some(t) = time {
             limits.clock = Some(Clock { time_ms: t, inc_ms: inc, movestogo: mtg });
         }
+        limits.analysis = self.settings.analyse_mode;
         if self.settings.analyse_mode && limits.clock.is_none() && limits.movetime.is_none() {
             limits.infinite |=
                 limits.depth.is_none() && limits.nodes.is_none() && limits.mate.is_none();

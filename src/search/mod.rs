@@ -9,6 +9,7 @@ pub mod history;
 pub mod mate;
 pub mod movepick;
 pub mod params;
+pub mod skill;
 pub mod smp;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -94,6 +95,11 @@ pub struct Shared {
     timing_origin_ms: AtomicU64,
     /// Number of principal variations to search.
     pub multipv: usize,
+    /// Number of principal variations shown (`multipv` unless a strength limit searches
+    /// more lines than the GUI asked for).
+    pub shown_multipv: usize,
+    /// The strength limit of this search, if any: it chooses the move played.
+    pub skill: Option<skill::Skill>,
     /// Where progress goes.
     pub reporter: Arc<dyn Reporter>,
     /// The network that evaluates positions; `None`: the hand-written evaluation.
@@ -123,6 +129,8 @@ impl Shared {
             start: Instant::now(),
             timing_origin_ms: AtomicU64::new(0),
             multipv: multipv.max(1),
+            shown_multipv: multipv.max(1),
+            skill: None,
             reporter,
             net,
         }
@@ -293,6 +301,10 @@ pub struct Worker {
     best_move_changes: f64,
     /// Score and line of the last principal variation reported (main thread).
     last_reported: Option<(i32, Vec<Move>)>,
+    /// Under a strength limit (main thread): the scored lines of the last completed
+    /// iteration, best first, among which the limit chooses. A later, unfinished iteration
+    /// would mix scores of different depths.
+    candidates: Vec<RootMove>,
     /// Checks-only mate solver (main thread).
     mate_solver: MateSolver,
     /// Mate it proved at the root of this search.
@@ -322,6 +334,7 @@ impl Worker {
             last_reported: None,
             mate_solver: MateSolver::new(),
             proven: None,
+            candidates: Vec::new(),
         }
     }
 
@@ -440,6 +453,7 @@ impl Worker {
         let multipv = shared.multipv.min(self.root_moves.len());
         let mut last_best = None;
         self.proven = None;
+        self.candidates.clear();
         let mut depth = 1;
         while depth <= max_depth {
             // Helpers skip some depths so that threads spread over different iterations.
@@ -510,6 +524,10 @@ impl Worker {
             self.apply_proven();
             if self.id == 0 {
                 self.report(shared, depth);
+                if shared.skill.is_some() {
+                    self.candidates.clear();
+                    self.candidates.extend_from_slice(&self.root_moves[..multipv]);
+                }
             }
             let best = self.root_moves[0].mv;
             if last_best.is_some() && last_best != Some(best) {
@@ -612,6 +630,12 @@ impl Worker {
         false
     }
 
+    /// Under a strength limit, the lines of the last completed iteration, best first
+    /// (empty when none completed or without a limit).
+    pub fn candidates(&self) -> &[RootMove] {
+        &self.candidates
+    }
+
     /// Score and line of the last reported principal variation.
     pub fn last_reported(&self) -> Option<&(i32, Vec<Move>)> {
         self.last_reported.as_ref()
@@ -621,7 +645,7 @@ impl Worker {
         if let Some(rm) = self.root_moves.first() {
             self.last_reported = Some((rm.score, rm.pv.clone()));
         }
-        let multipv = shared.multipv.min(self.root_moves.len());
+        let multipv = shared.shown_multipv.min(self.root_moves.len());
         let nodes = shared.total_nodes().max(self.nodes);
         for (i, rm) in self.root_moves.iter().take(multipv).enumerate() {
             let (score, d) =
@@ -635,7 +659,7 @@ impl Worker {
 
     fn report_bound(&self, _root: &Position, shared: &Shared, pv_idx: usize, bound: Bound) {
         // Bound lines only for long searches, as GUIs ignore their scores anyway.
-        if self.id != 0 || shared.elapsed_ms() < BOUND_REPORT_MS {
+        if self.id != 0 || shared.elapsed_ms() < BOUND_REPORT_MS || pv_idx >= shared.shown_multipv {
             return;
         }
         let rm = &self.root_moves[pv_idx];

@@ -78,13 +78,23 @@ pub fn search(root: &Position, workers: &mut [Worker], shared: &Shared) {
 
 /// The result of a finished search, with its last score line reported unless the main
 /// thread already showed it (none for a position without legal moves: `search` showed it).
+/// The move is the best one, or under a strength limit the limit's choice among the
+/// candidates, whose line is then reported as line 1: the last line before the move is
+/// always the move's own.
 pub fn conclude(root: &Position, workers: &[Worker], shared: &Shared) -> SearchResult {
     let Some(best) = best_worker(workers, shared.multipv) else {
         let score = no_move_score(root);
         return SearchResult { best: None, ponder: None, score, depth: 0, nodes: 0 };
     };
     let w = &workers[best];
-    let rm = &w.root_moves()[0];
+    // A strength limit plays one of the candidates of its last completed iteration (if one
+    // completed); otherwise the best move.
+    let rm = match shared.skill {
+        Some(skill) if !w.candidates().is_empty() => {
+            &w.candidates()[skill.choose(w.candidates(), root.key())]
+        }
+        _ => &w.root_moves()[0],
+    };
     let nodes = shared.total_nodes().max(workers.iter().map(Worker::nodes).sum());
     // The score of the latest search of the move; a search stopped before any root move was
     // searched falls back to the static evaluation, so a score line always precedes the move.
