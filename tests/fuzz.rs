@@ -950,7 +950,7 @@ impl UciFuzz {
     }
 
     fn gen_setoption(&mut self) -> String {
-        const NAMES: [&str; 16] = [
+        const NAMES: [&str; 17] = [
             "Threads",
             "Hash",
             "Clear Hash",
@@ -966,6 +966,7 @@ impl UciFuzz {
             "UCI_LimitStrength",
             "UCI_Chess960",
             "Skill Level",
+            "Skill Seed",
             "Nonsense Option",
         ];
         let rng = &mut self.rng;
@@ -987,6 +988,8 @@ impl UciFuzz {
             "syzygypath" => rng.pick(&["<empty>", "/tmp/tb", "C:\\tb dir", ""]).into(),
             "uci_opponent" => "GM 2800 computer Some Engine 1.0".into(),
             "uci_elo" => rng.below(3000).to_string(),
+            "skill level" => rng.pick(&["0", "3", "19", "20", "21", "-1"]).into(),
+            "skill seed" => rng.pick(&["0", "1", "2147483647", "2147483648"]).into(),
             "clear hash" => String::new(),
             _ => rng.pick(&["true", "false", "TRUE", "False", "yes", "1", ""]).into(),
         };
