@@ -2,25 +2,17 @@
 //!
 //! A clock gives a soft target (stop iterating once it is used, stretched when the best move
 //! is unstable) and a hard limit (abort mid-iteration). Both keep `Move Overhead` plus a small
-//! safety margin in reserve, so that the engine never flags even at 1+0.01.
+//! safety margin in reserve, so that the engine never flags even at 1+0.01. The constants
+//! are in `search::params`, with the search's, so that one table lists every tunable.
 
 use std::time::Duration;
 
 use crate::core::Move;
 
-// Time-management constants, named here where they are used.
-
-/// Time: moves to go assumed when the clock gives none.
-pub const TIME_MOVES_TO_GO: u64 = 30;
-/// Time: fraction (per mille) of the increment added to the per-move budget.
-pub const TIME_INC_PERMILLE: u64 = 800;
-/// Time: the hard limit is this many times the soft target.
-pub const TIME_HARD_FACTOR: u64 = 4;
-/// Time: never plan to use more than this per mille of the remaining clock in one move.
-pub const TIME_MAX_PERMILLE: u64 = 350;
-/// Time: fixed safety margin in milliseconds on top of Move Overhead. Scheduling stalls of
-/// 30-40 ms were seen with two games on two cores, so the reserve covers them.
-pub const TIME_SAFETY_MS: u64 = 25;
+// The time-management constants are rows of the one table of tunable constants.
+use crate::search::params::{
+    TIME_HARD_PERMILLE, TIME_INC_PERMILLE, TIME_MAX_PERMILLE, TIME_MOVES_TO_GO, TIME_SAFETY_MS,
+};
 
 /// The side to move's clock, as the GUI reports it.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -100,13 +92,14 @@ impl TimeBudget {
         // them keeps the arithmetic below far from overflow whatever a GUI sends.
         let left = clock.time_ms.min(CLOCK_CAP_MS).saturating_sub(reserve).max(1);
         let inc = clock.inc_ms.min(CLOCK_CAP_MS);
-        let mtg =
-            clock.movestogo.map_or(TIME_MOVES_TO_GO, |m| (m as u64).clamp(1, TIME_MOVES_TO_GO));
+        let mtg = clock
+            .movestogo
+            .map_or(TIME_MOVES_TO_GO.get(), |m| (m as u64).clamp(1, TIME_MOVES_TO_GO.get()));
         // With the last move before a time control, most of the clock may go.
-        let max_use = if mtg == 1 { left * 8 / 10 } else { left * TIME_MAX_PERMILLE / 1000 };
-        let base = left / mtg + inc * TIME_INC_PERMILLE / 1000;
+        let max_use = if mtg == 1 { left * 8 / 10 } else { left * TIME_MAX_PERMILLE.get() / 1000 };
+        let base = left / mtg + inc * TIME_INC_PERMILLE.get() / 1000;
         let soft = base.min(max_use).max(1);
-        let hard = (soft * TIME_HARD_FACTOR).min(max_use).max(soft);
+        let hard = (soft * TIME_HARD_PERMILLE.get() / 1000).min(max_use).max(soft);
         TimeBudget { soft_ms: Some(soft), hard_ms: Some(hard) }
     }
 

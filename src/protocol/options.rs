@@ -5,6 +5,11 @@
 //! with default and range, and when it may change. UCI prints `option name ...` lines from it
 //! and XBoard `feature option="..."` lines; both parse values through it; [`Settings::set`]
 //! holds the effect of each option. Adding an option is one line of the table plus its effect.
+//!
+//! The tuning build (cargo feature `tune-search`) appends one spin option per row of the
+//! search's table of tunable constants ([`crate::search::params::TUNABLES`]), named like the
+//! constant, with its default and range; the UCI command `tune` of that build lists them with
+//! their SPSA steps (`Spec::tune_line`). Normal builds have none of them.
 
 use std::fmt;
 
@@ -16,6 +21,8 @@ use crate::engine::{
     DEFAULT_USE_NNUE, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_MULTIPV, MAX_THREADS,
 };
 use crate::nnue::Network;
+#[cfg(feature = "tune-search")]
+use crate::search::params::{self, TUNABLES};
 use crate::search::skill::{ELO_MAX, ELO_MIN, SEED_MAX, SKILL_LEVEL_MAX};
 
 /// Which option (what [`Settings::set`] dispatches on).
@@ -53,6 +60,9 @@ pub enum Id {
     SkillLevel,
     /// The seed of a limited level's choices; 0: a new one every search.
     SkillSeed,
+    /// A tunable search constant (tuning build only): its row in `search::params::TUNABLES`.
+    #[cfg(feature = "tune-search")]
+    Tune(usize),
 }
 
 /// The type of an option, with its default and range.
@@ -131,7 +141,35 @@ const VARIANT_NAMES: [&str; Variant::ALL.len()] = {
 };
 
 /// Every option, in the order GUIs show them.
-pub const TABLE: &[Spec] = &[
+#[cfg(not(feature = "tune-search"))]
+pub const TABLE: &[Spec] = ENGINE_OPTIONS;
+
+/// Every option, in the order GUIs show them: the engine's, then the tunable constants.
+#[cfg(feature = "tune-search")]
+pub const TABLE: &[Spec] = &with_tunables();
+
+/// The options of the tuning build: the engine's, then a spin option per tunable constant
+/// (changes are refused during a search, which reads the constants live).
+#[cfg(feature = "tune-search")]
+const fn with_tunables() -> [Spec; ENGINE_OPTIONS.len() + TUNABLES.len()] {
+    let mut table = [ENGINE_OPTIONS[0]; ENGINE_OPTIONS.len() + TUNABLES.len()];
+    let mut i = 0;
+    while i < ENGINE_OPTIONS.len() {
+        table[i] = ENGINE_OPTIONS[i];
+        i += 1;
+    }
+    let mut row = 0;
+    while row < TUNABLES.len() {
+        let t = &TUNABLES[row];
+        let kind = Kind::Spin { default: t.default, min: t.min, max: t.max };
+        table[ENGINE_OPTIONS.len() + row] = spec(Id::Tune(row), t.name, None, kind, When::Idle);
+        row += 1;
+    }
+    table
+}
+
+/// The engine's own options (every build).
+const ENGINE_OPTIONS: &[Spec] = &[
     spec(Id::Threads, "Threads", None, spin(DEFAULT_THREADS, 1, MAX_THREADS), When::AfterSearch),
     spec(Id::Hash, "Hash", None, spin(DEFAULT_HASH_MB, 1, MAX_HASH_MB), When::AfterSearch),
     spec(Id::ClearHash, "Clear Hash", Some("ClearHash"), Kind::Button, When::Idle),
@@ -313,6 +351,19 @@ impl Spec {
         format!("option name {} {kind}", self.uci)
     }
 
+    /// For a tunable constant of the tuning build, the line of the UCI command `tune` that
+    /// gives its SPSA step beside its range (`tune NAME default D min A max B step S`;
+    /// `scripts/spsa.py` reads it).
+    #[cfg(feature = "tune-search")]
+    pub fn tune_line(&self) -> Option<String> {
+        let Id::Tune(row) = self.id else { return None };
+        let t = TUNABLES.get(row)?;
+        Some(format!(
+            "tune {} default {} min {} max {} step {}",
+            t.name, t.default, t.min, t.max, t.step
+        ))
+    }
+
     /// The XBoard `feature option="..."` line, for options XBoard sets by name.
     pub fn xboard_feature(&self) -> Option<String> {
         let name = self.xboard?;
@@ -467,6 +518,12 @@ impl Settings {
                     };
                     self.eval_file = path;
                     engine.set_network(self.use_nnue.then(|| self.net.clone()));
+                }
+            }
+            #[cfg(feature = "tune-search")]
+            Id::Tune(row) => {
+                if let Value::Int(v) = value {
+                    params::set_tunable(row, v);
                 }
             }
         }

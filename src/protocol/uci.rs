@@ -211,6 +211,13 @@ impl Uci {
                 }
             }
             "flip" => {}
+            // The tuning build lists its tunable options with their SPSA steps.
+            #[cfg(feature = "tune-search")]
+            "tune" => {
+                for line in options::TABLE.iter().filter_map(options::Spec::tune_line) {
+                    println!("{line}");
+                }
+            }
             _ => info_string(&format!("unknown command '{}'", truncate(line, 80))),
         }
         true

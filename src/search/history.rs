@@ -39,14 +39,14 @@ pub fn piece_to(pos: &Position, m: Move) -> usize {
 /// The history bonus for a cutoff at `depth`.
 #[inline]
 pub fn bonus(depth: i32) -> i32 {
-    (HISTORY_BONUS_MUL * depth - HISTORY_BONUS_SUB).clamp(0, HISTORY_BONUS_MAX)
+    (HISTORY_BONUS_MUL.get() * depth - HISTORY_BONUS_SUB.get()).clamp(0, HISTORY_BONUS_MAX.get())
 }
 
 #[inline]
 fn gravity(entry: &mut i16, delta: i32) {
     let e = *entry as i32;
-    let v = e + delta - e * delta.abs() / HISTORY_MAX;
-    *entry = v.clamp(-HISTORY_MAX, HISTORY_MAX) as i16;
+    let v = e + delta - e * delta.abs() / HISTORY_MAX.get();
+    *entry = v.clamp(-HISTORY_MAX.get(), HISTORY_MAX.get()) as i16;
 }
 
 /// All ordering statistics of one search thread.

@@ -96,7 +96,7 @@ impl MateSolver {
             return None;
         }
         let mut plies = 1;
-        while plies <= MATE_SOLVER_MAX_PLIES {
+        while plies <= MATE_SOLVER_MAX_PLIES.get() {
             for &m in moves {
                 if !root.gives_check(m) {
                     continue;
@@ -210,7 +210,7 @@ impl MateSolver {
             }
         }
         for (i, &m) in list.iter().enumerate() {
-            if replies[i] > MATE_SOLVER_MAX_REPLIES {
+            if replies[i] > MATE_SOLVER_MAX_REPLIES.get() {
                 break;
             }
             let child = pos.after(m);

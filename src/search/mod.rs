@@ -239,19 +239,44 @@ impl NodeType for NonPv {
     const ROOT: bool = false;
 }
 
-/// Late-move reduction table, `[depth][move number]`.
-fn lmr_table() -> &'static [[i32; 64]; 64] {
+/// The late-move reduction for the `moves`th move at `depth` (both at least 1):
+/// `LMR_BASE + ln(depth) * ln(moves) / LMR_DIVISOR`.
+fn lmr_formula(depth: usize, moves: usize) -> i32 {
+    let base = f64::from(LMR_BASE_X100.get()) / 100.0;
+    let divisor = f64::from(LMR_DIVISOR_X100.get()) / 100.0;
+    (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32
+}
+
+/// Late-move reduction of the `moves`th move at `depth`, both capped at 63: from a table
+/// computed once in normal builds.
+#[cfg(not(feature = "tune-search"))]
+#[inline]
+fn lmr_reduction(depth: i32, moves: usize) -> i32 {
     use once_cell::sync::Lazy;
     static TABLE: Lazy<Box<[[i32; 64]; 64]>> = Lazy::new(|| {
         let mut t = Box::new([[0; 64]; 64]);
         for (d, row) in t.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
+                *r = lmr_formula(d, m);
             }
         }
         t
     });
-    &TABLE
+    TABLE[depth.min(63) as usize][moves.min(63)]
+}
+
+/// Late-move reduction of the `moves`th move at `depth`, both capped at 63: computed on each
+/// call in the tuning build, where the two constants change between searches (the same
+/// values as the table of normal builds).
+#[cfg(feature = "tune-search")]
+#[inline]
+fn lmr_reduction(depth: i32, moves: usize) -> i32 {
+    let (d, m) = (depth.clamp(0, 63) as usize, moves.min(63));
+    if d == 0 || m == 0 {
+        0
+    } else {
+        lmr_formula(d, m)
+    }
 }
 
 /// Converts a score for storage: mate scores become relative to the stored node.
@@ -477,9 +502,9 @@ impl Worker {
                 self.pv_idx = pv_idx;
                 self.seldepth = 0;
                 let prev = self.root_moves[pv_idx].prev_score;
-                let mut delta = ASPIRATION_DELTA;
+                let mut delta = ASPIRATION_DELTA.get();
                 let (mut alpha, mut beta) =
-                    if depth >= ASPIRATION_MIN_DEPTH && prev.abs() < MATE_BOUND {
+                    if depth >= ASPIRATION_MIN_DEPTH.get() && prev.abs() < MATE_BOUND {
                         ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
                     } else {
                         (-INFINITE, INFINITE)
@@ -516,8 +541,8 @@ impl Worker {
             // The mate solver runs once, on the main thread, when a short search says the
             // side to move is attacking: balanced positions, most of a game, do not pay for it.
             if self.id == 0
-                && depth == MATE_SOLVER_AFTER_DEPTH
-                && self.root_moves[0].score >= MATE_SOLVER_MIN_SCORE
+                && depth == MATE_SOLVER_AFTER_DEPTH.get()
+                && self.root_moves[0].score >= MATE_SOLVER_MIN_SCORE.get()
             {
                 self.solve_mate(root, shared);
             }
@@ -554,10 +579,10 @@ impl Worker {
         let limits = &shared.limits;
         let pondering = shared.pondering.load(Ordering::Relaxed);
         let (limit, deadline) = if let Some(n) = limits.nodes {
-            (n.saturating_mul(MATE_SOLVER_NODES_PERMILLE) / 1000, None)
+            (n.saturating_mul(MATE_SOLVER_NODES_PERMILLE.get()) / 1000, None)
         } else if limits.is_timed() && !pondering {
             let soft = shared.budget.soft_ms.unwrap_or(0);
-            let share = soft.saturating_mul(MATE_SOLVER_TIME_PERMILLE) / 1000;
+            let share = soft.saturating_mul(MATE_SOLVER_TIME_PERMILLE.get()) / 1000;
             // Never past the hard limit, even when the first iterations were slow.
             let hard = shared.budget.hard_ms.unwrap_or(u64::MAX);
             (u64::MAX, Some(shared.timed_ms().saturating_add(share).min(hard)))
@@ -798,14 +823,15 @@ impl Worker {
 
         if !NT::PV && !in_check && excluded.is_none() {
             // Reverse futility pruning.
-            if depth <= RFP_DEPTH
+            if depth <= RFP_DEPTH.get()
                 && eval.abs() < MATE_BOUND
-                && eval - RFP_MARGIN * depth + if improving { RFP_IMPROVING } else { 0 } >= beta
+                && eval - RFP_MARGIN.get() * depth + if improving { RFP_IMPROVING.get() } else { 0 }
+                    >= beta
             {
                 return eval;
             }
             // Razoring.
-            if depth <= RAZOR_DEPTH && eval + RAZOR_MARGIN * depth < alpha {
+            if depth <= RAZOR_DEPTH.get() && eval + RAZOR_MARGIN.get() * depth < alpha {
                 let q = self.qsearch::<NonPv>(pos, alpha - 1, alpha, ply, 0, shared);
                 if q < alpha {
                     return q;
@@ -815,15 +841,15 @@ impl Worker {
             // move, so only with real material to spare (board pieces or pieces in hand).
             let us = pos.turn();
             if cut_node
-                && depth >= NMP_MIN_DEPTH
+                && depth >= NMP_MIN_DEPTH.get()
                 && eval >= beta
                 && ply >= 1
                 && !self.stack[ply - 1].null
                 && (pos.non_pawn_pieces(us).any() || pos.hand(us).has_pieces())
             {
-                let r = NMP_BASE
-                    + depth / NMP_DEPTH_DIVISOR
-                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(3);
+                let r = NMP_BASE.get()
+                    + depth / NMP_DEPTH_DIVISOR.get()
+                    + ((eval - beta) / NMP_EVAL_DIVISOR.get()).min(3);
                 let mut child = pos.clone();
                 child.play_null();
                 self.update_acc(shared, ply, pos, &child);
@@ -853,7 +879,7 @@ impl Worker {
 
         // Internal iterative reduction: without a TT move this node is probably not worth a
         // full-depth search.
-        if depth >= IIR_DEPTH && tt_move.is_none() && (NT::PV || cut_node) {
+        if depth >= IIR_DEPTH.get() && tt_move.is_none() && (NT::PV || cut_node) {
             depth -= 1;
         }
 
@@ -869,7 +895,7 @@ impl Worker {
         let mut move_count = 0;
         let mut quiets = Tried::default();
         let mut captures = Tried::default();
-        let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
+        let lmp_limit = (LMP_BASE.get() + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some(m) = picker.next(&mut self.move_buffers[ply], pos, &self.history) {
             if Some(m) == excluded {
@@ -882,36 +908,44 @@ impl Worker {
             let is_tactical = pos.is_capture(m) || m.promotion_role().is_some();
             let gives_check = pos.gives_check(m);
             let hist = if is_tactical { 0 } else { self.history.main(pos.turn(), m) };
-            let reduction = lmr_table()[depth.min(63) as usize][move_count.min(63)];
+            let reduction = lmr_reduction(depth, move_count);
 
             // Pruning of late, quiet or losing moves.
             if !NT::ROOT && best_score > -MATE_BOUND {
                 if !is_tactical {
-                    if !NT::PV && !in_check && depth <= LMP_DEPTH && move_count as i32 > lmp_limit {
+                    if !NT::PV
+                        && !in_check
+                        && depth <= LMP_DEPTH.get()
+                        && move_count as i32 > lmp_limit
+                    {
                         picker.skip_quiets = true;
                     }
                     let lmr_depth = (depth - 1 - reduction).max(0);
                     if !in_check
                         && !gives_check
-                        && lmr_depth <= FUTILITY_DEPTH
-                        && eval + FUTILITY_BASE + FUTILITY_MARGIN * lmr_depth <= alpha
+                        && lmr_depth <= FUTILITY_DEPTH.get()
+                        && eval + FUTILITY_BASE.get() + FUTILITY_MARGIN.get() * lmr_depth <= alpha
                     {
                         continue;
                     }
-                    if lmr_depth < HISTORY_PRUNE_DEPTH
-                        && hist < -HISTORY_PRUNE_MARGIN * depth
+                    if lmr_depth < HISTORY_PRUNE_DEPTH.get()
+                        && hist < -HISTORY_PRUNE_MARGIN.get() * depth
                         && !gives_check
                     {
                         continue;
                     }
-                    if depth <= SEE_PRUNE_DEPTH
-                        && !pos.see_ge(m, -SEE_QUIET_MARGIN * lmr_depth * lmr_depth, &SEE_VALUES)
+                    if depth <= SEE_PRUNE_DEPTH.get()
+                        && !pos.see_ge(
+                            m,
+                            -SEE_QUIET_MARGIN.get() * lmr_depth * lmr_depth,
+                            see_values!(),
+                        )
                     {
                         continue;
                     }
-                } else if depth <= SEE_PRUNE_DEPTH
+                } else if depth <= SEE_PRUNE_DEPTH.get()
                     && !gives_check
-                    && !pos.see_ge(m, -SEE_CAPTURE_MARGIN * depth, &SEE_VALUES)
+                    && !pos.see_ge(m, -SEE_CAPTURE_MARGIN.get() * depth, see_values!())
                 {
                     continue;
                 }
@@ -920,14 +954,14 @@ impl Worker {
             // Extensions.
             let mut extension = 0;
             if !NT::ROOT
-                && depth >= SE_DEPTH
+                && depth >= SE_DEPTH.get()
                 && Some(m) == tt_move
                 && excluded.is_none()
                 && ply < 2 * self.root_depth as usize
             {
                 if let (Some(h), Some(s)) = (tt_hit, tt_score) {
                     if h.bound != Bound::Upper && h.depth >= depth - 3 && s.abs() < MATE_BOUND {
-                        let s_beta = s - SE_MARGIN * depth;
+                        let s_beta = s - SE_MARGIN.get() * depth;
                         self.stack[ply].excluded = Some(m);
                         let v = self.search::<NonPv>(
                             pos,
@@ -941,7 +975,7 @@ impl Worker {
                         self.stack[ply].excluded = None;
                         if v < s_beta {
                             extension =
-                                if !NT::PV && v < s_beta - SE_DOUBLE_MARGIN { 2 } else { 1 };
+                                if !NT::PV && v < s_beta - SE_DOUBLE_MARGIN.get() { 2 } else { 1 };
                         } else if s_beta >= beta {
                             return s_beta;
                         } else if s >= beta {
@@ -985,12 +1019,12 @@ impl Worker {
                         r -= 1;
                     }
                     if m.is_drop() && !gives_check && m.drop_role() != Some(Role::Pawn) {
-                        r += LMR_QUIET_DROP;
+                        r += LMR_QUIET_DROP.get();
                     }
                     if is_tactical {
                         r -= 1;
                     } else {
-                        r -= hist / LMR_HISTORY_DIVISOR;
+                        r -= hist / LMR_HISTORY_DIVISOR.get();
                     }
                     let d = (new_depth - r.max(0)).clamp(1, new_depth.max(1));
                     score =
@@ -1214,7 +1248,7 @@ impl Worker {
             alpha = alpha.max(best_score);
         }
 
-        let checks = !in_check && qply < QS_CHECK_PLIES;
+        let checks = !in_check && qply < QS_CHECK_PLIES.get();
         let mut picker =
             MovePicker::qsearch(pos, tt_hit.and_then(|h| h.mv), checks, self.cont_keys(ply));
         let mut best_move = None;
@@ -1225,13 +1259,13 @@ impl Worker {
                 if in_check {
                     // Once an evasion holds, further quiet ones (in crazyhouse: dozens of
                     // interposing drops) are not worth a quiescence search.
-                    if qply >= QS_EVASION_PRUNE_PLY
-                        && move_count > QS_EVASIONS
+                    if qply >= QS_EVASION_PRUNE_PLY.get()
+                        && move_count > QS_EVASIONS.get()
                         && !pos.is_capture(m)
                     {
                         continue;
                     }
-                } else if !pos.see_ge(m, 0, &SEE_VALUES) {
+                } else if !pos.see_ge(m, 0, see_values!()) {
                     // Outside check, only exchanges that do not lose material.
                     continue;
                 }

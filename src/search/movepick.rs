@@ -7,7 +7,7 @@
 //! that give check.
 
 use super::history::{piece_to, History};
-use super::params::SEE_VALUES;
+use super::params::see_values;
 use crate::core::{
     Move, MoveSink, Position, Square, GEN_CAPTURES, GEN_DROPS, GEN_QUIETS, MAX_MOVES,
 };
@@ -144,10 +144,11 @@ impl MovePicker {
         hist: &History,
         from: usize,
     ) {
+        let values = see_values!();
         for e in &mut buf.0[from..self.len] {
             let victim = pos.captured_role(e.mv);
-            let promo = e.mv.promotion_role().map_or(0, |r| SEE_VALUES[r.index()]);
-            let v = victim.map_or(0, |r| SEE_VALUES[r.index()]);
+            let promo = e.mv.promotion_role().map_or(0, |r| values[r.index()]);
+            let v = victim.map_or(0, |r| values[r.index()]);
             let ch = victim.map_or(0, |r| hist.capture(piece_to(pos, e.mv), r));
             e.score = (v + promo) * 16 + ch;
         }
@@ -167,11 +168,11 @@ impl MovePicker {
 
     fn score_evasions(&mut self, buf: &mut MoveBuffer, pos: &Position, hist: &History) {
         let us = pos.turn();
+        let values = see_values!();
         for e in &mut buf.0[..self.len] {
             e.score = match pos.captured_role(e.mv) {
                 Some(r) => {
-                    (1 << 24) + SEE_VALUES[r.index()] * 16
-                        - SEE_VALUES[pos.moved_role(e.mv).index()] / 16
+                    (1 << 24) + values[r.index()] * 16 - values[pos.moved_role(e.mv).index()] / 16
                 }
                 None => {
                     let pt = piece_to(pos, e.mv);
@@ -240,7 +241,7 @@ impl MovePicker {
                             if Some(e.mv) == self.tt_move {
                                 continue;
                             }
-                            if pos.see_ge(e.mv, 0, &SEE_VALUES) {
+                            if pos.see_ge(e.mv, 0, see_values!()) {
                                 return Some(e.mv);
                             }
                             // Keep the losing capture for later, at the front.
