@@ -18,7 +18,8 @@ Examples:
   scripts/match.py --opponent self --option Threads=2 --tc 2+0.02
   scripts/match.py --opponent fsf --proto xboard --games 50 --tc 2+0.02
 
-cutechess-cli is found through $CUTECHESS, then PATH, then /work/tools/bin/cutechess-cli.
+cutechess-cli is found through $CUTECHESS, then PATH, then ../ext/cutechess/build/cutechess-cli
+beside the checkout (where the development machine builds it), then /work/tools/bin/cutechess-cli.
 """
 import argparse
 import math
@@ -42,8 +43,14 @@ PROBLEMS = {
 }
 
 
-def find_cutechess():
-    for c in (os.environ.get("CUTECHESS"), shutil.which("cutechess-cli"), "/work/tools/bin/cutechess-cli"):
+def find_cutechess(explicit=None):
+    """The cutechess-cli to run: `explicit` (a --cutechess flag) if given, else the first found."""
+    if explicit:
+        if os.path.exists(explicit):
+            return explicit
+        sys.exit(f"cutechess-cli not found at {explicit}")
+    beside = os.path.join(os.path.dirname(ROOT), "ext", "cutechess", "build", "cutechess-cli")
+    for c in (os.environ.get("CUTECHESS"), shutil.which("cutechess-cli"), beside, "/work/tools/bin/cutechess-cli"):
         if c and os.path.exists(c):
             return c
     sys.exit("cutechess-cli not found: set CUTECHESS")
