@@ -12,6 +12,7 @@ Examples:
   scripts/mates.py tests/data/zh-mates.epd
   scripts/mates.py tests/data/zh-mates.epd -- /tmp/base/madhouse
   scripts/mates.py tests/data/zh-mates.epd --variant-option -- /usr/games/fairy-stockfish
+  scripts/mates.py tests/data/zh-mates.epd --option MATE_SOLVER_MAX_REPLIES=6 -- target/tune/release/madhouse
 """
 import argparse
 import os
@@ -44,6 +45,8 @@ def main():
     ap.add_argument("--movetime", type=int, default=100)
     ap.add_argument("--nodes", type=int, help="search a node budget instead (deterministic, for tuning)")
     ap.add_argument("--variant-option", action="store_true", help="send UCI_Variant crazyhouse (Fairy-Stockfish)")
+    ap.add_argument("--option", action="append", default=[],
+                    help="UCI option NAME=VALUE, e.g. a tunable of the tuning build (repeatable)")
     ap.add_argument("--verbose", action="store_true")
     # The engine command follows `--` (default: this checkout's release build).
     argv = sys.argv[1:]
@@ -57,6 +60,7 @@ def main():
     options = {"Threads": 1}
     if args.variant_option:
         options["UCI_Variant"] = "crazyhouse"
+    options.update(o.split("=", 1) for o in args.option)
     e.uci(options)
     total = solved = found = 0
     for fen, n, bm, name in cases(args.suite):
