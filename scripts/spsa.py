@@ -2,7 +2,7 @@
 """SPSA tuning of Madhouse's search and time constants over cutechess-cli.
 
 Needs the tuning build, whose UCI options include every row of the `tunables!` table in
-src/search/params.rs and whose `tune` command gives each one's SPSA step:
+src/params.rs and whose `tune` command gives each one's SPSA step:
 
   cargo build --release --features tune-search --target-dir target/tune
 
@@ -17,7 +17,7 @@ start; results are applied as they come in.
 Every finished pair is logged (stdout, and one JSON line in STATE.log) and the state file
 (JSON) is rewritten, so an interrupted run resumes where it stopped with the same command. The
 summary gives games per hour and the tuned values as rows of the params.rs table
-(--write-params puts them in src/search/params.rs).
+(--write-params puts them in src/params.rs).
 
 Examples:
   scripts/spsa.py --state spsa.json --iterations 20000 --tc 2+0.02
@@ -44,7 +44,7 @@ from match import PROBLEMS, SHARED, find_cutechess  # noqa: E402  (scripts/match
 from uci_engine import UciEngine  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PARAMS_RS = os.path.join(ROOT, "src", "search", "params.rs")
+PARAMS_RS = os.path.join(ROOT, "src", "params.rs")
 TUNE_ENGINE = os.path.join(ROOT, "target", "tune", "release", "madhouse")
 
 OPTION_RE = re.compile(r"option name (\S+) type spin default (-?\d+) min (-?\d+) max (-?\d+)$")
@@ -320,7 +320,7 @@ def main():
     ap.add_argument("--cutechess", help="cutechess-cli binary (default: $CUTECHESS, PATH, ...)")
     ap.add_argument("--show", action="store_true", help="print the state's summary and rows; play nothing")
     ap.add_argument("--write-params", action="store_true",
-                    help="at the end, write the tuned values into src/search/params.rs")
+                    help="at the end, write the tuned values into src/params.rs")
     args = ap.parse_args()
 
     if os.path.exists(args.state):

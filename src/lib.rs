@@ -2,6 +2,7 @@
 //!
 //! Layers, bottom up:
 //! - [`core`]: rules, move generation, FEN and notation; [`score`]: the score scale;
+//!   [`params`]: every tunable search and time constant, one table;
 //! - [`perft`]: move-generator verification;
 //! - [`eval`]: drop-aware evaluation; [`nnue`]: the neural network evaluation and its
 //!   trainer; [`tt`]: the shared transposition table;
@@ -24,6 +25,7 @@ pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod nnue;
+pub mod params;
 pub mod perft;
 pub mod protocol;
 pub mod rng;

@@ -3,14 +3,15 @@
 //! A clock gives a soft target (stop iterating once it is used, stretched when the best move
 //! is unstable) and a hard limit (abort mid-iteration). Both keep `Move Overhead` plus a small
 //! safety margin in reserve, so that the engine never flags even at 1+0.01. The constants
-//! are in `search::params`, with the search's, so that one table lists every tunable.
+//! are rows of [`crate::params`], the one table of tunables (a leaf module below both time
+//! and search).
 
 use std::time::Duration;
 
 use crate::core::Move;
 
 // The time-management constants are rows of the one table of tunable constants.
-use crate::search::params::{
+use crate::params::{
     TIME_HARD_PERMILLE, TIME_INC_PERMILLE, TIME_MAX_PERMILLE, TIME_MOVES_TO_GO, TIME_SAFETY_MS,
 };
 

@@ -7,7 +7,7 @@
 //! holds the effect of each option. Adding an option is one line of the table plus its effect.
 //!
 //! The tuning build (cargo feature `tune-search`) appends one spin option per row of the
-//! search's table of tunable constants ([`crate::search::params::TUNABLES`]), named like the
+//! search's table of tunable constants ([`crate::params::TUNABLES`]), named like the
 //! constant, with its default and range; the UCI command `tune` of that build lists them with
 //! their SPSA steps (`Spec::tune_line`). Normal builds have none of them.
 
@@ -22,7 +22,7 @@ use crate::engine::{
 };
 use crate::nnue::Network;
 #[cfg(feature = "tune-search")]
-use crate::search::params::{self, TUNABLES};
+use crate::params::{self, TUNABLES};
 use crate::search::skill::{ELO_MAX, ELO_MIN, SEED_MAX, SKILL_LEVEL_MAX};
 
 /// Which option (what [`Settings::set`] dispatches on).
@@ -60,7 +60,7 @@ pub enum Id {
     SkillLevel,
     /// The seed of a limited level's choices; 0: a new one every search.
     SkillSeed,
-    /// A tunable search constant (tuning build only): its row in `search::params::TUNABLES`.
+    /// A tunable search constant (tuning build only): its row in `params::TUNABLES`.
     #[cfg(feature = "tune-search")]
     Tune(usize),
 }

@@ -387,7 +387,7 @@ impl Xboard {
                 _ => error("bad st", arg),
             },
             "sd" => match arg.parse::<i32>() {
-                Ok(d) if d >= 1 => self.depth = Some(d.min(crate::search::params::MAX_DEPTH)),
+                Ok(d) if d >= 1 => self.depth = Some(d.min(crate::params::MAX_DEPTH)),
                 _ => error("bad sd", arg),
             },
             "nps" => match arg.parse::<u64>() {

@@ -5,8 +5,8 @@
 //! `(role, to)` rows past the 4096 from-to slots, and piece-to keys give a dropped piece an
 //! index of its own (a "piece from the pocket").
 
-use super::params::{HISTORY_BONUS_MAX, HISTORY_BONUS_MUL, HISTORY_BONUS_SUB, HISTORY_MAX};
 use crate::core::{Color, Move, Position, Role};
+use crate::params::{HISTORY_BONUS_MAX, HISTORY_BONUS_MUL, HISTORY_BONUS_SUB, HISTORY_MAX};
 
 /// Number of butterfly slots: 4096 from-to pairs plus 5 × 64 drop slots.
 const BUTTERFLY: usize = 4096 + 5 * 64;

@@ -16,7 +16,7 @@
 
 use crate::core::{Move, MoveList, Position, MAX_MOVES};
 
-use super::params::{MATE_SOLVER_MAX_PLIES, MATE_SOLVER_MAX_REPLIES, MATE_SOLVER_TABLE_BITS};
+use crate::params::{MATE_SOLVER_MAX_PLIES, MATE_SOLVER_MAX_REPLIES, MATE_SOLVER_TABLE_BITS};
 use crate::score::MATE;
 
 /// What the solver knows of one position.

@@ -8,7 +8,6 @@
 pub mod history;
 pub mod mate;
 pub mod movepick;
-pub mod params;
 pub mod skill;
 pub mod smp;
 
@@ -19,13 +18,13 @@ use std::time::Instant;
 use crate::core::{Move, Position, Role};
 use crate::eval::evaluate;
 use crate::nnue::{Accumulator, Network};
+use crate::params::*;
 use crate::score::{DRAW, INFINITE, MATE, MATE_BOUND};
 use crate::time::{Limits, TimeBudget};
 use crate::tt::{Bound, TranspositionTable, TtEntry};
 use history::{bonus, piece_to, History};
 use mate::{MateSolver, ProvenMate};
 use movepick::{ContKeys, MoveBuffer, MovePicker};
-use params::*;
 
 /// Progress of the search, for protocol output.
 #[derive(Clone, Debug)]

@@ -7,10 +7,10 @@
 //! that give check.
 
 use super::history::{piece_to, History};
-use super::params::see_values;
 use crate::core::{
     Move, MoveSink, Position, Square, GEN_CAPTURES, GEN_DROPS, GEN_QUIETS, MAX_MOVES,
 };
+use crate::params::see_values;
 
 /// A move with its ordering score.
 #[derive(Copy, Clone)]

@@ -269,7 +269,7 @@ tunables! {
     /// Mate solver: share of a `go nodes` budget it may use, per mille.
     MATE_SOLVER_NODES_PERMILLE: u64 = 250, 50..=600, step 40;
 
-    // Time management (used in `crate::time`, which says why each factor exists).
+    // Time management (used in `time.rs`, which says why each factor exists).
 
     /// Time: moves to go assumed when the clock gives none.
     TIME_MOVES_TO_GO: u64 = 30, 10..=60, step 3;
@@ -309,7 +309,7 @@ pub fn see_values_in_force() -> [i32; 6] {
 #[cfg(not(feature = "tune-search"))]
 macro_rules! see_values {
     () => {
-        &$crate::search::params::SEE_VALUES
+        &$crate::params::SEE_VALUES
     };
 }
 
@@ -317,7 +317,7 @@ macro_rules! see_values {
 #[cfg(feature = "tune-search")]
 macro_rules! see_values {
     () => {
-        &$crate::search::params::see_values_in_force()
+        &$crate::params::see_values_in_force()
     };
 }
 pub(crate) use see_values;
