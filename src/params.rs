@@ -279,6 +279,32 @@ tunables! {
     TIME_HARD_PERMILLE: u64 = 4000, 2000..=8000, step 400;
     /// Time: never plan to use more than this per mille of the remaining clock in one move.
     TIME_MAX_PERMILLE: u64 = 350, 150..=600, step 30;
+    /// Time: soft-target factor (per mille) when the best move changed in the last iteration.
+    /// The defaults of the three factors (`Progress` in time.rs) make the mean time of a
+    /// bench position's first move at 10+0.1 match the rule before them (720 against 760 ms
+    /// with the hand-written evaluation, 638 against 657 ms with the network):
+    /// a stable move that took all the root nodes gets 0.8 of the soft target, one that just
+    /// became best with half of them 2.4 times it (a score drop adds up to 1.6 times more).
+    TIME_UNSTABLE_PERMILLE: u64 = 1600, 1000..=2500, step 80;
+    /// Time: the factor falls by this (per mille) for each further iteration with the same
+    /// best move...
+    TIME_STABLE_STEP_PERMILLE: u64 = 120, 20..=300, step 15;
+    /// Time: ...down to this.
+    TIME_STABLE_MIN_PERMILLE: u64 = 850, 400..=1200, step 40;
+    /// Time: soft-target factor (per mille) if no root node of the last iteration went to
+    /// the best move...
+    TIME_EFFORT_BASE_PERMILLE: u64 = 2100, 1000..=3000, step 100;
+    /// Time: ...less this times the share of the last iteration's root nodes it took (in
+    /// crazyhouse the best move typically takes 90-100% of them: the others are refuted by
+    /// null-window searches).
+    TIME_EFFORT_SLOPE_PERMILLE: u64 = 1200, 0..=2500, step 100;
+    /// Time: the soft target grows by this per mille for each centipawn the score fell
+    /// below the mean of the earlier iterations' scores (and shrinks for a rise)...
+    TIME_DROP_PERMILLE_PER_CP: u64 = 10, 0..=40, step 2;
+    /// Time: ...within these bounds (per mille): at least this...
+    TIME_DROP_MIN_PERMILLE: u64 = 900, 500..=1000, step 30;
+    /// Time: ...and at most this.
+    TIME_DROP_MAX_PERMILLE: u64 = 1600, 1000..=2500, step 80;
 }
 
 /// SEE value of a pawn, the unit the other values are measured in (not tuned: a scale).
@@ -335,6 +361,9 @@ pub const MATE_SOLVER_NODES: u64 = 20_000;
 /// 30-40 ms were seen with two games on two cores, so the reserve covers them (a safety
 /// margin, not tuned: games at one time control cannot tell what another machine needs).
 pub const TIME_SAFETY_MS: u64 = 25;
+/// Time: how many earlier iterations' scores a score drop is measured against.
+pub const TIME_DROP_ITERATIONS: usize = 2;
+
 /// Depth stored with an entry that holds only a static evaluation (below every search depth,
 /// so any searched result replaces it).
 pub const TT_DEPTH_EVAL_ONLY: i32 = -8;
@@ -370,8 +399,8 @@ mod tests {
         let row = |p: Param<i32>| &TUNABLES[p.row()];
         assert_eq!(row(RFP_MARGIN).name, "RFP_MARGIN");
         assert_eq!(row(RFP_MARGIN).default, i64::from(RFP_MARGIN.default_value()));
-        assert_eq!(TUNABLES[TIME_MAX_PERMILLE.row()].name, "TIME_MAX_PERMILLE");
-        assert_eq!(TUNABLES.last().map(|t| t.name), Some("TIME_MAX_PERMILLE"));
+        assert_eq!(TUNABLES[TIME_DROP_MAX_PERMILLE.row()].name, "TIME_DROP_MAX_PERMILLE");
+        assert_eq!(TUNABLES.last().map(|t| t.name), Some("TIME_DROP_MAX_PERMILLE"));
     }
 
     /// Divisors and `clamp` bounds must stay valid over every range the options allow.

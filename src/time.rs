@@ -1,10 +1,12 @@
 //! Search limits and time management.
 //!
-//! A clock gives a soft target (stop iterating once it is used, stretched when the best move
-//! is unstable) and a hard limit (abort mid-iteration). Both keep `Move Overhead` plus a small
-//! safety margin in reserve, so that the engine never flags even at 1+0.01. The constants
-//! are rows of [`crate::params`], the one table of tunables (a leaf module below both time
-//! and search).
+//! A clock gives a soft target (stop starting iterations once it is used) and a hard limit
+//! (abort mid-iteration). Both keep `Move Overhead` plus a small safety margin in reserve, so
+//! that the engine never flags even at 1+0.01. The soft target follows the search: after
+//! each iteration [`TimeBudget::target_ms`] scales it by what the iterations say (see
+//! [`Progress`] for why each factor exists), never past the hard limit. The constants are
+//! rows of [`crate::params`], the one table of tunables (a leaf module below both time and
+//! search).
 
 use std::time::Duration;
 
@@ -12,7 +14,10 @@ use crate::core::Move;
 
 // The time-management constants are rows of the one table of tunable constants.
 use crate::params::{
+    TIME_DROP_ITERATIONS, TIME_DROP_MAX_PERMILLE, TIME_DROP_MIN_PERMILLE,
+    TIME_DROP_PERMILLE_PER_CP, TIME_EFFORT_BASE_PERMILLE, TIME_EFFORT_SLOPE_PERMILLE,
     TIME_HARD_PERMILLE, TIME_INC_PERMILLE, TIME_MAX_PERMILLE, TIME_MOVES_TO_GO, TIME_SAFETY_MS,
+    TIME_STABLE_MIN_PERMILLE, TIME_STABLE_STEP_PERMILLE, TIME_UNSTABLE_PERMILLE,
 };
 
 /// The side to move's clock, as the GUI reports it.
@@ -72,7 +77,7 @@ const CLOCK_CAP_MS: u64 = 1 << 40;
 /// Time budget of one search, in milliseconds from the moment timing starts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct TimeBudget {
-    /// Stop starting new iterations after this (scaled by move stability).
+    /// Stop starting new iterations after this, as scaled by [`TimeBudget::target_ms`].
     pub soft_ms: Option<u64>,
     /// Abort the search at this point.
     pub hard_ms: Option<u64>,
@@ -115,6 +120,84 @@ impl TimeBudget {
     pub fn hard(&self) -> Option<Duration> {
         self.hard_ms.map(Duration::from_millis)
     }
+
+    /// The soft target after an iteration that ended in `progress`: `None` without a clock.
+    /// A search with no room between its targets (`go movetime`, or a clock nearly out) keeps
+    /// its hard limit as the target, as it always did.
+    pub fn target_ms(&self, progress: &Progress) -> Option<u64> {
+        let soft = self.soft_ms?;
+        let hard = self.hard_ms.unwrap_or(u64::MAX);
+        Some(if soft >= hard { hard } else { scaled_soft_ms(soft, hard, progress) })
+    }
+}
+
+/// What the completed iterations of a search say about its root, for the soft target.
+///
+/// Why each factor exists:
+/// - **Best-move stability.** A best move that survived several deeper iterations rarely
+///   changes in the next one, so the time of another iteration is mostly wasted; one that
+///   just changed may change again, and playing it before the search settles risks the
+///   move the deeper search would refute.
+/// - **Effort on the best move.** When the best move's subtree took most of the last
+///   iteration's root nodes, the alternatives were refuted cheaply (the best move is clearly
+///   best); when the alternatives took most of them, some were hard to refute and the choice
+///   is close.
+/// - **Score drop.** A score that falls below the earlier iterations' means the deeper search
+///   found a problem with the line; more time may find a way out, and in crazyhouse, where
+///   attacks grow with every capture in hand, a falling score is often the first sign of a
+///   mating attack. A rising score shortens the target a little.
+#[derive(Copy, Clone, Debug)]
+pub struct Progress<'a> {
+    /// Completed iterations in a row, after the one where it became best, that ended with the
+    /// same best move (0: the best move changed in the last iteration, or it is the first).
+    pub stable_iterations: u32,
+    /// Nodes the last completed iteration spent on its best move (the move's subtree).
+    pub best_move_nodes: u64,
+    /// Nodes the last completed iteration spent on all root moves.
+    pub root_nodes: u64,
+    /// Root scores of the completed iterations, oldest first: the last is the current score.
+    pub scores: &'a [i32],
+}
+
+/// No factor cuts the soft target below this share of it, whatever the tuning ranges allow.
+const MIN_FACTOR: f64 = 0.1;
+/// Scores beyond this (centipawns) count as this much when measuring a drop: a mate score
+/// is not worth thousands of times the time of a lost pawn.
+const DROP_SCORE_CAP: i32 = 1000;
+
+/// The soft target `soft` scaled by the three factors of [`Progress`], at most `hard`.
+pub fn scaled_soft_ms(soft: u64, hard: u64, p: &Progress) -> u64 {
+    let permille = |v: u64| v as f64 / 1000.0;
+    // Stability: the factor falls with each iteration that kept the best move.
+    let fall = TIME_STABLE_STEP_PERMILLE.get().saturating_mul(u64::from(p.stable_iterations));
+    let stability = permille(
+        TIME_UNSTABLE_PERMILLE.get().saturating_sub(fall).max(TIME_STABLE_MIN_PERMILLE.get()),
+    );
+    // Effort: the share of the root nodes the best move took (neutral without counts).
+    let share = if p.root_nodes == 0 {
+        0.5
+    } else {
+        (p.best_move_nodes as f64 / p.root_nodes as f64).clamp(0.0, 1.0)
+    };
+    let effort = permille(TIME_EFFORT_BASE_PERMILLE.get())
+        - permille(TIME_EFFORT_SLOPE_PERMILLE.get()) * share;
+    // Score drop: against the mean of the last few earlier iterations.
+    let drop = match p.scores.split_last() {
+        Some((&now, earlier)) if !earlier.is_empty() => {
+            let recent = &earlier[earlier.len().saturating_sub(TIME_DROP_ITERATIONS)..];
+            let cap = |s: i32| f64::from(s.clamp(-DROP_SCORE_CAP, DROP_SCORE_CAP));
+            let mean = recent.iter().map(|&s| cap(s)).sum::<f64>() / recent.len() as f64;
+            let f = 1.0 + permille(TIME_DROP_PERMILLE_PER_CP.get()) * (mean - cap(now));
+            f.clamp(
+                permille(TIME_DROP_MIN_PERMILLE.get()),
+                permille(TIME_DROP_MAX_PERMILLE.get()).max(permille(TIME_DROP_MIN_PERMILLE.get())),
+            )
+        }
+        _ => 1.0,
+    };
+    let factor = stability.max(MIN_FACTOR) * effort.max(MIN_FACTOR) * drop.max(MIN_FACTOR);
+    let target = (soft as f64 * factor).min(hard as f64);
+    (target as u64).clamp(1, hard.max(1))
 }
 
 #[cfg(test)]
@@ -155,5 +238,85 @@ mod tests {
         let limits = Limits { movetime: Some(100), ..Limits::default() };
         assert_eq!(TimeBudget::new(&limits, 10).hard_ms, Some(90));
         assert_eq!(TimeBudget::new(&Limits::default(), 10).hard_ms, None);
+    }
+
+    /// A budget with room between its targets, and progress with neutral defaults.
+    fn budget(soft: u64, hard: u64) -> TimeBudget {
+        TimeBudget { soft_ms: Some(soft), hard_ms: Some(hard) }
+    }
+
+    fn progress(stable: u32, best: u64, root: u64, scores: &[i32]) -> Progress<'_> {
+        Progress { stable_iterations: stable, best_move_nodes: best, root_nodes: root, scores }
+    }
+
+    #[test]
+    fn an_unstable_best_move_gets_more_time_than_a_stable_one() {
+        let b = budget(1000, 4000);
+        let scores = [20, 20, 20];
+        let changed = b.target_ms(&progress(0, 500, 1000, &scores)).unwrap();
+        let held = b.target_ms(&progress(8, 500, 1000, &scores)).unwrap();
+        assert!(changed > held, "changed {changed} ms, held for 8 iterations {held} ms");
+        // The factor falls step by step, not only at the extremes.
+        let mut last = u64::MAX;
+        for stable in 0..4 {
+            let t = b.target_ms(&progress(stable, 500, 1000, &scores)).unwrap();
+            assert!(t < last, "{stable} stable iterations: {t} ms");
+            last = t;
+        }
+    }
+
+    #[test]
+    fn a_best_move_that_took_most_nodes_gets_less_time() {
+        let b = budget(1000, 4000);
+        let clear = b.target_ms(&progress(2, 950, 1000, &[0, 0])).unwrap();
+        let close = b.target_ms(&progress(2, 250, 1000, &[0, 0])).unwrap();
+        assert!(clear < close, "95% of the nodes: {clear} ms, 25%: {close} ms");
+    }
+
+    #[test]
+    fn a_score_drop_extends_and_a_rise_does_not() {
+        let b = budget(1000, 4000);
+        let at = |scores: &[i32]| b.target_ms(&progress(2, 500, 1000, scores)).unwrap();
+        let steady = at(&[30, 30, 30]);
+        let dropped = at(&[30, 30, -10]);
+        let risen = at(&[30, 30, 70]);
+        assert!(dropped > steady, "drop {dropped} ms, steady {steady} ms");
+        assert!(risen <= steady, "rise {risen} ms, steady {steady} ms");
+        // Measured against the earlier iterations, not the first one only.
+        assert!(at(&[-100, 30, 30, 30]) == steady);
+        // Mate scores count as a capped drop, without overflow.
+        assert!(at(&[MATE_LIKE, -MATE_LIKE]) >= dropped);
+    }
+
+    /// A mate score, beyond the cap on drops.
+    const MATE_LIKE: i32 = 31_990;
+
+    #[test]
+    fn targets_never_pass_the_hard_limit() {
+        for (soft, hard) in [(1000, 4000), (1000, 1100), (1, 2), (100, 101), (1 << 40, 1 << 41)] {
+            let b = budget(soft, hard);
+            for stable in [0, 1, 5, 50, u32::MAX] {
+                for (best, root) in [(0, 0), (0, 1000), (1000, 1000), (u64::MAX, 1)] {
+                    for scores in
+                        [&[][..], &[0], &[900, -900], &[MATE_LIKE, -MATE_LIKE, -MATE_LIKE]]
+                    {
+                        let t = b.target_ms(&progress(stable, best, root, scores)).unwrap();
+                        assert!((1..=hard).contains(&t), "{soft}/{hard}: {t}");
+                    }
+                }
+            }
+        }
+        // The worst news at once reaches the hard limit when it is near.
+        let worst = progress(0, 0, 1000, &[500, 500, -500]);
+        assert_eq!(budget(1000, 1100).target_ms(&worst), Some(1100));
+    }
+
+    #[test]
+    fn movetime_and_clockless_searches_are_not_scaled() {
+        let p = progress(10, 1000, 1000, &[0, 0]);
+        let limits = Limits { movetime: Some(500), ..Limits::default() };
+        let b = TimeBudget::new(&limits, 10);
+        assert_eq!(b.target_ms(&p), Some(490), "a movetime search uses its time");
+        assert_eq!(TimeBudget::new(&Limits::default(), 10).target_ms(&p), None);
     }
 }

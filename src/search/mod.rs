@@ -20,7 +20,7 @@ use crate::eval::evaluate;
 use crate::nnue::{Accumulator, Network};
 use crate::params::*;
 use crate::score::{DRAW, INFINITE, MATE, MATE_BOUND};
-use crate::time::{Limits, TimeBudget};
+use crate::time::{Limits, Progress, TimeBudget};
 use crate::tt::{Bound, TranspositionTable, TtEntry};
 use history::{bonus, piece_to, History};
 use mate::{MateSolver, ProvenMate};
@@ -206,6 +206,8 @@ pub struct RootMove {
     pub pv: Vec<Move>,
     /// Selective depth of its line.
     pub seldepth: usize,
+    /// Nodes spent on it in the current iteration (for time management).
+    pub nodes: u64,
 }
 
 #[derive(Copy, Clone, Default)]
@@ -322,7 +324,10 @@ pub struct Worker {
     root_depth: i32,
     /// Deepest fully completed iteration.
     pub completed_depth: i32,
-    best_move_changes: f64,
+    /// Completed iterations in a row that kept the best move (see `time::Progress`).
+    stable_iterations: u32,
+    /// Root score of each completed iteration, oldest first.
+    iteration_scores: Vec<i32>,
     /// Score and line of the last principal variation reported (main thread).
     last_reported: Option<(i32, Vec<Move>)>,
     /// Under a strength limit (main thread): the scored lines of the last completed
@@ -354,7 +359,8 @@ impl Worker {
             pv_idx: 0,
             root_depth: 0,
             completed_depth: 0,
-            best_move_changes: 0.0,
+            stable_iterations: 0,
+            iteration_scores: Vec::with_capacity(MAX_DEPTH as usize + 1),
             last_reported: None,
             mate_solver: MateSolver::new(),
             proven: None,
@@ -388,7 +394,8 @@ impl Worker {
         self.nodes = 0;
         self.seldepth = 0;
         self.completed_depth = 0;
-        self.best_move_changes = 0.0;
+        self.stable_iterations = 0;
+        self.iteration_scores.clear();
         self.last_reported = None;
         *self.killers = [[None; 2]; MAX_PLY + 2];
         let legal = root.legal_moves();
@@ -402,6 +409,7 @@ impl Worker {
                 bound: Bound::Upper,
                 pv: vec![mv],
                 seldepth: 0,
+                nodes: 0,
             })
             .collect();
     }
@@ -496,6 +504,7 @@ impl Worker {
                     rm.prev_score = rm.score;
                 }
                 rm.score = -INFINITE;
+                rm.nodes = 0;
             }
             for pv_idx in 0..multipv {
                 self.pv_idx = pv_idx;
@@ -554,17 +563,19 @@ impl Worker {
                 }
             }
             let best = self.root_moves[0].mv;
-            if last_best.is_some() && last_best != Some(best) {
-                self.best_move_changes += 1.0;
+            if last_best == Some(best) {
+                self.stable_iterations += 1;
+            } else {
+                self.stable_iterations = 0;
             }
             last_best = Some(best);
+            self.iteration_scores.push(self.root_moves[0].score);
             if self.id == 0 && self.iteration_says_stop(shared, depth) {
                 if !shared.pondering.load(Ordering::Relaxed) && !shared.limits.infinite {
                     shared.stop();
                 }
                 break;
             }
-            self.best_move_changes *= 0.5;
             depth += 1;
         }
         self.apply_proven();
@@ -644,14 +655,14 @@ impl Worker {
         if self.root_moves.len() == 1 && depth >= 4 {
             return true;
         }
-        if let Some(soft) = shared.budget.soft_ms {
-            let stability = (1.0 + self.best_move_changes).clamp(0.6, 2.5);
-            let target = (soft as f64 * stability) as u64;
-            if shared.timed_ms() >= target.min(shared.budget.hard_ms.unwrap_or(u64::MAX)) {
-                return true;
-            }
-        }
-        false
+        // The soft target, scaled by what the iterations say (time::Progress).
+        let progress = Progress {
+            stable_iterations: self.stable_iterations,
+            best_move_nodes: self.root_moves[0].nodes,
+            root_nodes: self.root_moves.iter().map(|rm| rm.nodes).sum(),
+            scores: &self.iteration_scores,
+        };
+        shared.budget.target_ms(&progress).is_some_and(|target| shared.timed_ms() >= target)
     }
 
     /// Under a strength limit, the lines of the last completed iteration, best first
@@ -989,6 +1000,7 @@ impl Worker {
             let child = pos.after(m);
             self.update_acc(shared, ply, pos, &child);
             let new_depth = depth - 1 + extension;
+            let nodes_before = self.nodes;
             self.stack[ply].mv = Some(m);
             self.stack[ply].pt = Some(piece_to(pos, m));
             self.keys.push(child.key());
@@ -1059,6 +1071,7 @@ impl Worker {
                     .filter_map(|i| self.pv[ply + 1][i])
                     .collect();
                 if let Some(rm) = self.root_moves.iter_mut().find(|rm| rm.mv == m) {
+                    rm.nodes += self.nodes - nodes_before;
                     if move_count == 1 || score > alpha {
                         rm.score = score;
                         rm.seldepth = seldepth;
@@ -1335,3 +1348,44 @@ impl Tried {
 
 /// Depth-skipping pattern of helper threads: `(size, phase)`, as in lazy SMP's classic form.
 const SKIP: [(i32, i32); 8] = [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (2, 3), (3, 0), (3, 1)];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Variant;
+
+    /// Total nodes of a fresh single-thread search of `fen` to `depth`, and the nodes its
+    /// root moves report for the last iteration.
+    fn search_to(fen: &str, depth: i32) -> (u64, Vec<u64>) {
+        let root = Position::from_fen(fen, Variant::Crazyhouse).unwrap();
+        let limits = Limits { depth: Some(depth), ..Limits::default() };
+        let tt = Arc::new(TranspositionTable::new(16));
+        let shared = Shared::new(tt, 1, limits.clone(), 0, 1, Arc::new(Silent), None);
+        let mut w = Worker::new(0);
+        w.prepare(&root, &[], &limits);
+        w.iterative_deepening(&root, &shared);
+        (w.nodes(), w.root_moves().iter().map(|rm| rm.nodes).collect())
+    }
+
+    /// The root moves' node counts cover exactly the last iteration: a search to depth `d`
+    /// repeats the search to `d - 1` (fresh tables, one thread: the same tree) and adds one
+    /// iteration, whose nodes are the root moves' plus the root node itself (once per
+    /// aspiration window).
+    #[test]
+    fn root_move_nodes_count_the_last_iteration() {
+        let fen = "r1b1k2r/ppp2ppp/2n5/3q4/1b1P4/2N2N2/PP3PPP/R2QKB1R[PPnb] w KQkq - 0 10";
+        std::thread::Builder::new()
+            .stack_size(smp::SEARCH_STACK)
+            .spawn(move || {
+                let (before, _) = search_to(fen, 6);
+                let (total, per_move) = search_to(fen, 7);
+                let last = total - before;
+                let sum: u64 = per_move.iter().sum();
+                assert!(per_move.iter().all(|&n| n > 0), "a root move without nodes: {per_move:?}");
+                assert!(sum < last && last - sum <= 8, "root moves {sum}, last iteration {last}");
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+}
