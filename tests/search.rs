@@ -13,6 +13,7 @@ use madhouse::core::{Position, Variant};
 use madhouse::engine::{Engine, SearchRequest};
 use madhouse::score::{MATE, MATE_BOUND};
 use madhouse::search::{Info, Reporter};
+use madhouse::tt::Bound;
 use madhouse::time::Limits;
 
 #[derive(Default)]
@@ -275,4 +276,40 @@ fn repetition_is_a_draw() {
     };
     let r = engine.search_sync(req, Arc::new(Collect::default()));
     assert!(r.score > 300, "score {}", r.score);
+}
+
+#[test]
+fn an_aborted_iteration_never_revives_an_older_best_move() {
+    // A node limit ends an iteration before any root move completes, and the played move
+    // is then chosen from the iterations before it. A move that failed low in the last
+    // completed iteration used to keep the score of an older, shallower one; when that
+    // stale score was above the last best move's, the engine reported and played it (here
+    // with the hand-written evaluation at 2,000 nodes: Qd4 at depth 3's -196 after depth 5
+    // had settled on Qf5). Whatever the limit, every exact line of one depth must name one
+    // move, and the played move must be the one last reported.
+    let fen = "rnb1kbnr/ppp1pppp/8/3q4/8/2N5/PPPP1PPP/R1BQKBNR[Pp] b KQkq - 1 3";
+    for network in [false, true] {
+        let mut engine = Engine::new();
+        if !network {
+            engine.set_network(None);
+        }
+        for nodes in (200..=6_000).step_by(100) {
+            engine.clear();
+            let (r, infos) =
+                search(&mut engine, fen, Limits { nodes: Some(nodes), ..Limits::default() });
+            let exact: Vec<&Info> =
+                infos.iter().filter(|i| i.multipv == 1 && i.bound == Bound::Exact).collect();
+            for w in exact.windows(2) {
+                if w[0].depth == w[1].depth {
+                    assert_eq!(
+                        w[0].pv[0], w[1].pv[0],
+                        "network {network}, {nodes} nodes: depth {} named two moves",
+                        w[0].depth
+                    );
+                }
+            }
+            let last = exact.last().expect("a line");
+            assert_eq!(r.best, Some(last.pv[0]), "network {network}, {nodes} nodes");
+        }
+    }
 }

@@ -499,10 +499,11 @@ impl Worker {
             self.root_depth = depth;
             // Scores of this iteration start unknown: a move not searched before an abort
             // sorts by its previous score, behind every move searched in this iteration.
+            // Every move takes the last iteration's score, unknown ones included: a move that
+            // failed low there must not keep a score from an older, shallower iteration, or
+            // an abort before any move completes could put it above the last best move.
             for rm in &mut self.root_moves {
-                if rm.score != -INFINITE {
-                    rm.prev_score = rm.score;
-                }
+                rm.prev_score = rm.score;
                 rm.score = -INFINITE;
                 rm.nodes = 0;
             }
