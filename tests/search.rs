@@ -13,8 +13,8 @@ use madhouse::core::{Position, Variant};
 use madhouse::engine::{Engine, SearchRequest};
 use madhouse::score::{MATE, MATE_BOUND};
 use madhouse::search::{Info, Reporter};
-use madhouse::tt::Bound;
 use madhouse::time::Limits;
+use madhouse::tt::Bound;
 
 #[derive(Default)]
 struct Collect(Mutex<Vec<Info>>);

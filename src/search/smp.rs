@@ -89,11 +89,18 @@ pub fn conclude(root: &Position, workers: &[Worker], shared: &Shared) -> SearchR
     let w = &workers[best];
     // A strength limit plays one of the candidates of its last completed iteration (if one
     // completed); otherwise the best move.
-    let rm = match shared.skill {
+    // The line's depth is the iteration its score comes from: a move searched in full by an
+    // iteration that was stopped later carries that iteration's score, so its line shows that
+    // depth (as the iteration's own lines do), not the last completed one's.
+    let (rm, depth) = match shared.skill {
         Some(skill) if !w.candidates().is_empty() => {
-            &w.candidates()[skill.choose(w.candidates(), root.key())]
+            (&w.candidates()[skill.choose(w.candidates(), root.key())], w.completed_depth)
         }
-        _ => &w.root_moves()[0],
+        _ => {
+            let rm = &w.root_moves()[0];
+            let depth = if rm.score != -INFINITE { w.root_depth } else { w.completed_depth };
+            (rm, depth)
+        }
     };
     let nodes = shared.total_nodes().max(workers.iter().map(Worker::nodes).sum());
     // The score of the latest search of the move; a search stopped before any root move was
@@ -108,7 +115,7 @@ pub fn conclude(root: &Position, workers: &[Worker], shared: &Shared) -> SearchR
     let ponder = rm.pv.get(1).copied().or_else(|| ponder_from_tt(&shared.tt, root, rm.mv));
     let already_shown = best == 0 && w.last_reported() == Some(&(score, rm.pv.clone()));
     if !already_shown {
-        shared.report_line(rm, w.completed_depth.max(1), score, Bound::Exact, 1, nodes);
+        shared.report_line(rm, depth.max(1), score, Bound::Exact, 1, nodes);
     }
     SearchResult { best: Some(rm.mv), ponder, score, depth: w.completed_depth, nodes }
 }
