@@ -102,7 +102,7 @@ fn options_over_uci() {
     e.check(SEED_MAX == i32::MAX as i64, "Skill Seed's range fits a 32-bit GUI field");
     for good in [
         "setoption name UCI_LimitStrength value true",
-        "setoption name UCI_Elo value 1500",
+        "setoption name UCI_Elo value 2000",
         "setoption name skill level value 7",
         "setoption name Skill Seed value 2147483647",
         "setoption name UCI_LimitStrength value false",
@@ -276,7 +276,7 @@ fn the_same_seed_replays_the_same_game() {
     // Through UCI_Elo too.
     let elo = [
         "setoption name UCI_LimitStrength value true",
-        "setoption name UCI_Elo value 1234",
+        "setoption name UCI_Elo value 1800",
         "setoption name Skill Seed value 5",
     ];
     assert_eq!(self_play(&elo, 12), self_play(&elo, 12));
@@ -303,7 +303,7 @@ fn the_limit_off_is_full_strength() {
             (
                 vec![
                     "setoption name UCI_LimitStrength value true",
-                    "setoption name UCI_Elo value 1500",
+                    "setoption name UCI_Elo value 2000",
                 ],
                 "setoption name UCI_LimitStrength value false",
             ),

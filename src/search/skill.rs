@@ -49,14 +49,16 @@ pub const SKILL_LEVEL_MAX: i64 = 20;
 /// Largest `Skill Seed` (the largest 32-bit signed value, which every GUI can enter).
 pub const SEED_MAX: i64 = i32::MAX as i64;
 
-/// The Elo each row of [`LEVELS`] is meant to play at, on the scale of the calibration's
-/// anchors (Sjeng 11.2 near 2300, SjaakII 1.4.1 near 2350). `UCI_Elo` is turned into a level
-/// by interpolating in this table, so correcting a level's strength means correcting its
-/// entry here. NOT YET MEASURED: 100 Elo a level is a first guess until the calibration
-/// ladder has been played (README, "Strength limit").
+/// The Elo each row of [`LEVELS`] plays at, measured (README, "Strength limit"): the
+/// calibration ladder of `scripts/calibrate.py` at 5+0.05, level 6 against Sjeng 11.2 (taken
+/// as 2300) and SjaakII 1.4.1 (2350), the other levels chained from it by matches of 100
+/// games between neighbours (levels 19, 17, ..., 9, 7, 6, 5, ..., 0 and the strongest limited
+/// level), rounded to 10. Rows 8, 10, ..., 18 were not played and are interpolated.
+/// `UCI_Elo` is turned into a level by interpolating in this table: if a new calibration
+/// measures a level more than 100 Elo away, its entry here is what changes.
 pub const LEVEL_ELO: [i64; LEVEL_ROWS] = [
-    800, 900, 1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000, 2100, 2200, 2300,
-    2400, 2500, 2600, 2700, 2800,
+    1650, 1720, 1870, 1980, 2170, 2250, 2300, 2320, 2360, 2390, 2520, 2640, 2770, 2900, 3040, 3190,
+    3330, 3480, 3630, 3780, 3900,
 ];
 
 /// Smallest `UCI_Elo`: the weakest level's.
@@ -107,20 +109,24 @@ const fn row(
 ///   110,000 (about a tenth of a second's search).
 /// - Depth grows by two every three levels; the node budget binds first from the middle
 ///   levels on.
-/// - Candidates: weak levels consider six moves, strong ones three.
-/// - The half-life of a move's chance falls from 120 to 8 cp and the largest loss from
-///   400 cp (less than the swing of a hung minor piece, 500-600 cp in crazyhouse, where the
-///   piece also goes to the opponent's hand) to 40 cp, both geometrically.
+/// - Candidates: the weakest levels consider eight moves, strong ones three.
+/// - The half-life of a move's chance falls from 300 to 8 cp and the largest loss from
+///   900 cp to 40 cp, both geometrically. Level 0 may thus lose a minor piece (a swing of
+///   500-600 cp in crazyhouse, where the piece also goes to the opponent's hand) but never
+///   a queen; level 4 (350 cp) no longer loses a piece its search sees. The first calibration
+///   had levels 0-5 with half-lives of 120-61 cp and caps of 400-225 cp: levels 0-7 then
+///   spanned only about 200 Elo (a one-ply search with the network is already strong), so
+///   the bottom rows were made more random to spread them (the calibration's second run).
 /// - The time share rises from 10% to 60% of the normal budget.
 #[rustfmt::skip]
 pub const LEVELS: [LevelParams; LEVEL_ROWS] = [
     //  nodes  depth cand half-life max-loss time‰
-    row(    50,  1,   6,   120,      400,     100), // 0
-    row(    74,  1,   6,   105,      355,     125), // 1
-    row(   110,  2,   6,    92,      320,     150), // 2
-    row(   160,  3,   6,    80,      285,     175), // 3
-    row(   230,  3,   6,    70,      250,     200), // 4
-    row(   340,  4,   6,    61,      225,     225), // 5
+    row(    50,  1,   8,   300,      900,     100), // 0
+    row(    74,  1,   8,   235,      740,     125), // 1
+    row(   110,  2,   7,   180,      600,     150), // 2
+    row(   160,  3,   7,   135,      460,     175), // 3
+    row(   230,  3,   6,   100,      350,     200), // 4
+    row(   340,  4,   6,    72,      260,     225), // 5
     row(   500,  5,   5,    53,      200,     250), // 6
     row(   740,  5,   5,    47,      180,     275), // 7
     row(  1100,  6,   5,    41,      160,     300), // 8
