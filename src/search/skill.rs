@@ -51,14 +51,13 @@ pub const SEED_MAX: i64 = i32::MAX as i64;
 
 /// The Elo each row of [`LEVELS`] plays at, measured (README, "Strength limit"): the
 /// calibration ladder of `scripts/calibrate.py` at 5+0.05, level 6 against Sjeng 11.2 (taken
-/// as 2300) and SjaakII 1.4.1 (2350), the other levels chained from it by matches of 100
-/// games between neighbours (levels 19, 17, ..., 9, 7, 6, 5, ..., 0 and the strongest limited
-/// level), rounded to 10. Rows 8, 10, ..., 18 were not played and are interpolated.
+/// as 2300) and SjaakII 1.4.1 (2350), every other level chained from it by matches of 100
+/// games between neighbouring levels (and the strongest limited level), rounded to 10.
 /// `UCI_Elo` is turned into a level by interpolating in this table: if a new calibration
 /// measures a level more than 100 Elo away, its entry here is what changes.
 pub const LEVEL_ELO: [i64; LEVEL_ROWS] = [
-    1650, 1720, 1870, 1980, 2170, 2250, 2300, 2320, 2360, 2390, 2520, 2640, 2770, 2900, 3040, 3190,
-    3330, 3480, 3630, 3780, 3900,
+    1650, 1720, 1870, 1980, 2170, 2250, 2300, 2320, 2370, 2460, 2550, 2690, 2870, 2950, 3070, 3140,
+    3310, 3400, 3570, 3730, 3850,
 ];
 
 /// Smallest `UCI_Elo`: the weakest level's.
