@@ -210,6 +210,20 @@ pub struct RootMove {
     pub nodes: u64,
 }
 
+impl RootMove {
+    /// The move's latest score and the depth of the iteration it comes from: `depth`'s when
+    /// that iteration searched the move in full, else the previous iteration's (`prev_depth`).
+    /// The score is `-INFINITE` when neither searched it. One rule for every line shown, so
+    /// a depth never names a score from another iteration.
+    pub fn latest(&self, depth: i32, prev_depth: i32) -> (i32, i32) {
+        if self.score == -INFINITE {
+            (self.prev_score, prev_depth)
+        } else {
+            (self.score, depth)
+        }
+    }
+}
+
 #[derive(Copy, Clone, Default)]
 struct Frame {
     eval: i32,
@@ -684,8 +698,8 @@ impl Worker {
         let multipv = shared.shown_multipv.min(self.root_moves.len());
         let nodes = shared.total_nodes().max(self.nodes);
         for (i, rm) in self.root_moves.iter().take(multipv).enumerate() {
-            let (score, d) =
-                if rm.score == -INFINITE { (rm.prev_score, depth - 1) } else { (rm.score, depth) };
+            // The main thread never skips a depth: its previous iteration is `depth - 1`.
+            let (score, d) = rm.latest(depth, depth - 1);
             if d < 1 || score == -INFINITE {
                 continue;
             }

@@ -92,26 +92,30 @@ pub fn conclude(root: &Position, workers: &[Worker], shared: &Shared) -> SearchR
     // The line's depth is the iteration its score comes from: a move searched in full by an
     // iteration that was stopped later carries that iteration's score, so its line shows that
     // depth (as the iteration's own lines do), not the last completed one's.
-    let (rm, depth) = match shared.skill {
+    let (rm, (score, depth)) = match shared.skill {
         Some(skill) if !w.candidates().is_empty() => {
-            (&w.candidates()[skill.choose(w.candidates(), root.key())], w.completed_depth)
+            let rm = &w.candidates()[skill.choose(w.candidates(), root.key())];
+            // Candidates are copies from the last completed iteration.
+            (rm, rm.latest(w.completed_depth, w.completed_depth))
         }
         _ => {
+            // An iteration that stopped before this move completed leaves the previous
+            // iteration (the last completed one; helpers skip depths) as the source.
             let rm = &w.root_moves()[0];
-            let depth = if rm.score != -INFINITE { w.root_depth } else { w.completed_depth };
-            (rm, depth)
+            (rm, rm.latest(w.root_depth, w.completed_depth))
         }
     };
     let nodes = shared.total_nodes().max(workers.iter().map(Worker::nodes).sum());
-    // The score of the latest search of the move; a search stopped before any root move was
-    // searched falls back to the static evaluation, so a score line always precedes the move.
-    let score =
-        [rm.score, rm.prev_score].into_iter().find(|&s| s != -INFINITE).unwrap_or_else(|| {
-            match &shared.net {
-                Some(net) => crate::nnue::evaluate_position(net, root),
-                None => crate::eval::evaluate(root),
-            }
-        });
+    // A search stopped before any root move was searched falls back to the static
+    // evaluation, so a score line always precedes the move.
+    let score = if score != -INFINITE {
+        score
+    } else {
+        match &shared.net {
+            Some(net) => crate::nnue::evaluate_position(net, root),
+            None => crate::eval::evaluate(root),
+        }
+    };
     let ponder = rm.pv.get(1).copied().or_else(|| ponder_from_tt(&shared.tt, root, rm.mv));
     let already_shown = best == 0 && w.last_reported() == Some(&(score, rm.pv.clone()));
     if !already_shown {
