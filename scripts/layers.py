@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that no module of src/ imports from a layer above it.
 
-Layers, bottom up (README's code layout): core, rng, score, params -> eval, nnue, tt, time ->
+Layers, bottom up (README's code layout): core, rng, score, params, progress -> eval, nnue, tt, time ->
 search -> engine -> protocol, with bench, perft, datagen and tune beside protocol. A module may use
 its own layer and those below. params (the one table of tunable search and time constants) is a
 leaf, so that time management reads its constants without reaching into the search. Run by .ci/run; prints each violation and exits 1 if there is one.
@@ -11,7 +11,7 @@ import re
 import sys
 
 LAYER = {
-    "core": 0, "rng": 0, "score": 0, "params": 0,
+    "core": 0, "rng": 0, "score": 0, "params": 0, "progress": 0,
     "eval": 1, "nnue": 1, "tt": 1, "time": 1,
     "search": 2,
     "engine": 3,

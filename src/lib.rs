@@ -27,6 +27,7 @@ pub mod eval;
 pub mod nnue;
 pub mod params;
 pub mod perft;
+pub mod progress;
 pub mod protocol;
 pub mod rng;
 pub mod score;

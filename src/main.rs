@@ -24,7 +24,8 @@ Usage:
   madhouse tune --data FILE [--out src/eval/tuned.rs] [--epochs N] [--rate X] [--limit N] [--l2 X]
                 [--optimizer gd|adam] [--start current|hand-made] [--k X]
                                    fit the evaluation weights to the results (Texel)
-  madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--epochs 20] [--batch 16384]
+  madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--buckets 1] [--epochs 20]
+                 [--batch 16384]
                  [--lr 0.001] [--lr-end X] [--lambda 1.0] [--k 400] [--validation 0.05]
                  [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
                  [--resume] [--mirror-files]
@@ -113,6 +114,7 @@ fn main() {
             cfg.resume = resume;
             cfg.mirror_files = mirror_files;
             cfg.hidden = flags.num("hidden", cfg.hidden);
+            cfg.buckets = flags.num("buckets", cfg.buckets);
             cfg.epochs = flags.num("epochs", cfg.epochs);
             cfg.batch = flags.num("batch", cfg.batch);
             cfg.limit = flags.num("limit", cfg.limit);

@@ -3,21 +3,25 @@
 //! round trip and every corruption, and a hand-set network with a hand-computed output.
 
 use madhouse::core::{Color, Move, MoveKind, Position, Variant};
+use madhouse::nnue::features::output_bucket;
 use madhouse::nnue::network::fnv1a;
-use madhouse::nnue::{self, Accumulator, Kernel, Network, NnueError, INPUTS, OUTPUT_WEIGHT_MAX};
+use madhouse::nnue::{
+    self, Accumulator, Kernel, Network, NnueError, INPUTS, MAX_OUTPUT_BUCKETS, OUTPUT_WEIGHT_MAX,
+};
 use madhouse::rng::Rng;
 
 /// A network with random weights: accumulator weights in +-`range`, output weights over
-/// their whole allowed range.
-fn random_net(h: usize, range: i32, seed: u64) -> Network {
+/// their whole allowed range, `buckets` output layers with different biases.
+fn random_net(h: usize, buckets: usize, range: i32, seed: u64) -> Network {
     let mut rng = Rng::new(seed);
     let mut r = |n: usize, m: i32| -> Vec<i16> {
         (0..n).map(|_| (rng.below(2 * m as usize + 1) as i32 - m) as i16).collect()
     };
     let ft_w = r(INPUTS * h, range);
     let ft_b = r(h, range);
-    let out_w = r(2 * h, OUTPUT_WEIGHT_MAX);
-    Network::new(h, ft_w, ft_b, out_w, vec![1234]).expect("valid network")
+    let out_w = r(buckets * 2 * h, OUTPUT_WEIGHT_MAX);
+    let out_b = (0..buckets as i32).map(|b| 1234 + 50_000 * b).collect();
+    Network::new(h, ft_w, ft_b, out_w, out_b).expect("valid network")
 }
 
 fn assert_same(a: &Accumulator, b: &Accumulator, h: usize, what: &str) {
@@ -58,10 +62,11 @@ impl Seen {
 }
 
 /// Plays random games; after every move checks the updated accumulator against a refresh
-/// and every kernel's evaluation against scalar.
+/// (values and the piece count that picks the output bucket) and every kernel's evaluation
+/// against scalar.
 fn random_games(variant: Variant, games: usize, seed: u64) -> Seen {
     let h = 64;
-    let net = random_net(h, 300, seed);
+    let net = random_net(h, MAX_OUTPUT_BUCKETS, 300, seed);
     let kernels: Vec<Network> =
         Kernel::available().into_iter().filter_map(|k| net.with_kernel(k)).collect();
     let scalar = net.with_kernel(Kernel::Scalar).expect("scalar always available");
@@ -101,6 +106,7 @@ fn random_games(variant: Variant, games: usize, seed: u64) -> Seen {
                 h,
                 &format!("{} after {m:?} from {}", variant.name(), pos.fen()),
             );
+            assert_eq!(next.board_pieces(), child.occupied().count() as usize, "{}", child.fen());
             let want = scalar.evaluate(&fresh, child.turn());
             for k in &kernels {
                 assert_eq!(
@@ -146,7 +152,7 @@ fn null_move_and_unrelated_positions_update_correctly() {
     // A null move changes no feature; a jump to an unrelated position changes many and must
     // fall back to a refresh.
     let h = 32;
-    let net = random_net(h, 1000, 9);
+    let net = random_net(h, MAX_OUTPUT_BUCKETS, 1000, 9);
     let a = Position::from_fen(
         "r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[QNNpp] b KQkq - 0 1",
         Variant::Crazyhouse,
@@ -212,12 +218,49 @@ fn hand_computed_output() {
 }
 
 #[test]
+fn output_buckets_split_the_piece_count_evenly() {
+    // 1 to 32 pieces on the board: 8 buckets of 4 counts each, in order; one bucket is 0.
+    let buckets: Vec<usize> = (1..=32).map(|n| output_bucket(n, 8)).collect();
+    for (b, run) in buckets.chunks(4).enumerate() {
+        assert!(run.iter().all(|&x| x == b), "{buckets:?}");
+    }
+    assert!((1..=32).all(|n| output_bucket(n, 1) == 0));
+    assert_eq!((1..=32).map(|n| output_bucket(n, 4)).max(), Some(3));
+}
+
+#[test]
+fn the_output_bucket_follows_the_pieces_on_the_board() {
+    // Zero weights, bucket b's bias (b + 1) * 16320 = (b + 1) * 400 cp after the scaling
+    // (bias * 400 / (255 * 64)): the evaluation names the bucket used.
+    let h = 32;
+    let out_b: Vec<i32> = (1..=8).map(|b| b * 16320).collect();
+    let net = Network::new(h, vec![0; INPUTS * h], vec![0; h], vec![0; 8 * 2 * h], out_b).unwrap();
+    assert_eq!(net.buckets(), 8);
+    let mut acc = Accumulator::new();
+    for (fen, pieces) in [
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1", 32),
+        ("4k3/8/8/8/8/8/4P3/4K3[QRRBBNNPPPPPPPqrrbbnnpppppppp] w - - 0 1", 3),
+        ("r3k3/p7/8/8/8/8/4P3/R3K3[QRBBNNPPPPPPPqrbbnnppppppp] b - - 0 1", 6),
+    ] {
+        let pos = Position::from_fen(fen, Variant::Crazyhouse).unwrap();
+        acc.refresh(&net, &pos);
+        let want = ((pieces - 1) / 4 + 1) * 400;
+        assert_eq!(nnue::evaluate(&net, &acc, pos.turn()), want, "{fen}");
+    }
+}
+
+#[test]
 fn file_round_trip() {
-    let net = random_net(32, 500, 4);
+    let net = random_net(32, 1, 500, 4);
     let bytes = net.to_bytes();
     assert_eq!(bytes.len(), net.file_size());
     // 20 header bytes, (928 + 1 + 2) * 32 i16, one i32 bias, the u64 checksum.
     assert_eq!(bytes.len(), 20 + 2 * 931 * 32 + 4 + 8);
+    // With 8 output buckets: 8 output layers of 2 * 32 weights and 8 biases.
+    let eight = random_net(32, 8, 500, 4);
+    let eight_bytes = eight.to_bytes();
+    assert_eq!(eight_bytes.len(), 20 + 2 * (929 + 16) * 32 + 4 * 8 + 8);
+    assert_eq!(Network::from_bytes(&eight_bytes).expect("8 buckets").to_bytes(), eight_bytes);
     let back = Network::from_bytes(&bytes).expect("round trip");
     assert_eq!(back.to_bytes(), bytes);
     let pos = Position::startpos(Variant::Crazyhouse);
@@ -249,7 +292,7 @@ fn error_of(bytes: &[u8]) -> (NnueError, String) {
 
 #[test]
 fn every_corruption_gives_its_error() {
-    let good = random_net(32, 500, 5).to_bytes();
+    let good = random_net(32, 1, 500, 5).to_bytes();
     let h = 32;
     // Truncation anywhere, including inside each part, names truncation.
     let weights_end = 20 + 2 * INPUTS * h;
@@ -288,11 +331,18 @@ fn every_corruption_gives_its_error() {
         assert!(s.contains("hidden size"));
     }
 
+    for buckets in [0u32, MAX_OUTPUT_BUCKETS as u32 + 1] {
+        let mut b = good.clone();
+        b[16..20].copy_from_slice(&buckets.to_le_bytes());
+        let (e, s) = error_of(&b);
+        assert_eq!(e, NnueError::BadBuckets(buckets));
+        assert!(s.contains("output buckets"));
+    }
+    // A header with more buckets than the arrays hold reads past the end.
     let mut b = good.clone();
     b[16..20].copy_from_slice(&4u32.to_le_bytes());
-    let (e, s) = error_of(&b);
-    assert_eq!(e, NnueError::BadBuckets(4));
-    assert!(s.contains("output buckets"));
+    let (e, _) = error_of(&b);
+    assert!(matches!(e, NnueError::Truncated(_)), "{e:?}");
 
     // One flipped bit in the weights, or in the checksum itself.
     for at in [100, weights_end + 3, good.len() - 1] {

@@ -48,7 +48,7 @@ pub use crate::nnue::data as format;
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, IsTerminal, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -59,6 +59,7 @@ pub use format::{decode, encode, DataError, Reader, Sample, RECORD_BYTES};
 use crate::core::{Game, Move, Position, Variant};
 use crate::engine::{Engine, SearchRequest, SearchResult};
 use crate::nnue::Network;
+use crate::progress::{format_duration, Meter};
 use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 use crate::search::Silent;
@@ -76,10 +77,6 @@ pub const DECISIVE_CP: i32 = 2000;
 pub const DECISIVE_PLIES: u32 = 6;
 /// Hash table per game thread, MB (the searches are short).
 pub const HASH_MB: usize = 8;
-/// Progress line interval on a terminal (the line is rewritten in place).
-const PROGRESS_TERMINAL: Duration = Duration::from_secs(1);
-/// Progress line interval when stderr is a file or pipe.
-const PROGRESS_LOG: Duration = Duration::from_secs(30);
 
 /// How long each move's search runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -343,8 +340,7 @@ struct Output {
     summary: DatagenSummary,
     target: u64,
     started: Instant,
-    last_report: Instant,
-    terminal: bool,
+    meter: Meter,
     error: Option<io::Error>,
 }
 
@@ -408,8 +404,7 @@ impl Output {
             summary: DatagenSummary::default(),
             target: cfg.games,
             started: now,
-            last_report: now,
-            terminal: io::stderr().is_terminal(),
+            meter: Meter::new(),
             error: None,
         })
     }
@@ -430,9 +425,7 @@ impl Output {
                 None => s.skipped_games += 1,
             }
         }
-        let every = if self.terminal { PROGRESS_TERMINAL } else { PROGRESS_LOG };
-        if self.last_report.elapsed() >= every {
-            self.last_report = Instant::now();
+        if self.meter.due() {
             self.report(false);
         }
         Ok(())
@@ -474,7 +467,7 @@ impl Output {
         )
     }
 
-    fn report(&self, last: bool) {
+    fn report(&mut self, last: bool) {
         let s = &self.summary;
         let secs = self.started.elapsed().as_secs_f64().max(1e-9);
         let done = self.progress.games;
@@ -490,20 +483,11 @@ impl Output {
              +{} ={} -{}, {} openings redrawn{left}",
             self.target, s.positions, s.results[0], s.results[1], s.results[2], s.rejected_openings
         );
-        if self.terminal {
-            eprint!("\r{line}\x1b[K{}", if last { "\n" } else { "" });
+        if last {
+            self.meter.line(&line);
         } else {
-            eprintln!("{line}");
+            self.meter.status(done, self.target, &line);
         }
-    }
-}
-
-fn format_duration(secs: f64) -> String {
-    let s = secs.round() as u64;
-    if s >= 3600 {
-        format!("{}h{:02}m", s / 3600, s / 60 % 60)
-    } else {
-        format!("{}m{:02}s", s / 60, s % 60)
     }
 }
 

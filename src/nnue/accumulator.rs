@@ -13,11 +13,13 @@ use crate::core::{Color, Position};
 
 /// Accumulator values of both perspectives (White's first), with room for the largest
 /// network; only the first `net.hidden()` of each are used. Aligned for SIMD loads and kept
-/// inline (4 KB) so a search can hold one per ply without allocating.
+/// inline (4 KB) so a search can hold one per ply without allocating. It also keeps the
+/// number of pieces on the board, which picks the network's output bucket.
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub struct Accumulator {
     vals: [[i16; MAX_HIDDEN]; 2],
+    board_pieces: u8,
 }
 
 impl Default for Accumulator {
@@ -35,7 +37,13 @@ impl std::fmt::Debug for Accumulator {
 impl Accumulator {
     /// All zeros (fill it with [`Accumulator::refresh`] before use).
     pub const fn new() -> Accumulator {
-        Accumulator { vals: [[0; MAX_HIDDEN]; 2] }
+        Accumulator { vals: [[0; MAX_HIDDEN]; 2], board_pieces: 0 }
+    }
+
+    /// Pieces on the board of the position this accumulator was computed for.
+    #[inline]
+    pub const fn board_pieces(&self) -> usize {
+        self.board_pieces as usize
     }
 
     /// The values of `perspective` (the first `net.hidden()` are meaningful).
@@ -46,6 +54,7 @@ impl Accumulator {
 
     /// Computes both perspectives of `pos` from scratch. Does not allocate.
     pub fn refresh(&mut self, net: &Network, pos: &Position) {
+        self.board_pieces = pos.occupied().count() as u8;
         for p in Color::ALL {
             let active = features::active(pos, p);
             simd::apply(
@@ -67,6 +76,7 @@ impl Accumulator {
     /// With more than [`MAX_ACTIVE`](features::MAX_ACTIVE) features, which no position has.
     pub fn refresh_from_features(&mut self, net: &Network, white_features: &[u16]) {
         assert!(white_features.len() <= features::MAX_ACTIVE);
+        self.board_pieces = features::board_pieces(white_features) as u8;
         let mut black = FeatureList::<{ features::MAX_ACTIVE }>::new();
         for &i in white_features {
             let _ = black.push(features::mirror(i as usize));
@@ -97,6 +107,7 @@ impl Accumulator {
         let Some(ch) = features::diff(parent_pos, child_pos) else {
             return self.refresh(net, child_pos);
         };
+        self.board_pieces = child_pos.occupied().count() as u8;
         for p in Color::ALL {
             let (adds, subs) = match p {
                 Color::White => (ch.added, ch.removed),

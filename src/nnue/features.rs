@@ -33,6 +33,30 @@ pub const MAX_ACTIVE: usize = 64;
 /// a refresh.
 pub const MAX_CHANGES: usize = 8;
 
+/// The output bucket of a position with `board_pieces` pieces on the board (kings
+/// included) for a network of `buckets` output layers: equal ranges of the piece count, so
+/// with 8 buckets `(pieces - 1) / 4`. In crazyhouse no piece leaves the game, so the count
+/// on the board also says how much is in the pockets.
+#[inline]
+pub const fn output_bucket(board_pieces: usize, buckets: usize) -> usize {
+    if buckets <= 1 {
+        return 0;
+    }
+    let b = board_pieces.saturating_sub(1) * buckets / 32;
+    if b < buckets {
+        b
+    } else {
+        buckets - 1
+    }
+}
+
+/// The number of pieces on the board in a White-perspective feature list (its board
+/// features), for [`output_bucket`].
+#[inline]
+pub fn board_pieces(white_features: &[u16]) -> usize {
+    white_features.iter().filter(|&&f| (f as usize) < BOARD_FEATURES).count()
+}
+
 /// Relative colour: 0 when `color` is the perspective's own, 1 otherwise.
 #[inline]
 const fn rel_colour(perspective: Color, color: Color) -> usize {

@@ -56,8 +56,9 @@ pub const HIDDEN_ALIGN: usize = 32;
 /// Largest hidden size a file may declare; accumulators have this capacity so that the
 /// search can keep them in fixed arrays without allocating.
 pub const MAX_HIDDEN: usize = 1024;
-/// Output buckets this build understands (the header has the field for later growth).
-pub const OUTPUT_BUCKETS: usize = 1;
+/// Most output buckets a file may declare. A network has 1 to this many output layers and
+/// uses the one chosen by the number of pieces on the board ([`features::output_bucket`]).
+pub const MAX_OUTPUT_BUCKETS: usize = 8;
 /// First four bytes of a network file.
 pub const MAGIC: [u8; 4] = *b"MHNN";
 /// File format version written and accepted.
@@ -120,7 +121,10 @@ impl fmt::Display for NnueError {
                  {HIDDEN_ALIGN})"
             ),
             NnueError::BadBuckets(b) => {
-                write!(f, "network has {b} output buckets; this build supports {OUTPUT_BUCKETS}")
+                write!(
+                    f,
+                    "network has {b} output buckets; this build supports 1..={MAX_OUTPUT_BUCKETS}"
+                )
             }
             NnueError::OutputWeightRange(w) => write!(
                 f,
@@ -179,8 +183,8 @@ pub fn load_file(path: impl AsRef<Path>) -> Result<Network, NnueError> {
 /// output weights and biases, checksum.
 pub const MAX_FILE_BYTES: u64 = (4
     + 4 * 4
-    + 2 * (INPUTS * MAX_HIDDEN + MAX_HIDDEN + OUTPUT_BUCKETS * 2 * MAX_HIDDEN)
-    + 4 * OUTPUT_BUCKETS
+    + 2 * (INPUTS * MAX_HIDDEN + MAX_HIDDEN + MAX_OUTPUT_BUCKETS * 2 * MAX_HIDDEN)
+    + 4 * MAX_OUTPUT_BUCKETS
     + 8) as u64;
 
 /// The network's evaluation of the position whose accumulator is `acc`, in centipawns from

@@ -7,7 +7,7 @@
 //!   u32 version            VERSION
 //!   u32 inputs             features::INPUTS
 //!   u32 hidden             H: a multiple of HIDDEN_ALIGN, at most MAX_HIDDEN
-//!   u32 output buckets     B (OUTPUT_BUCKETS)
+//!   u32 output buckets     B: 1 to MAX_OUTPUT_BUCKETS (features::output_bucket picks one)
 //!   i16[INPUTS * H]        accumulator weights, feature-major (row f is H values), scale QA
 //!   i16[H]                 accumulator biases, scale QA
 //!   i16[B * 2H]            output weights per bucket: side to move's half, then the other's;
@@ -16,11 +16,12 @@
 //!   u64                    FNV-1a 64 of every byte before it
 //! ```
 
+use super::features::output_bucket;
 use super::features::INPUTS;
 use super::simd::{self, Kernel};
 use super::{
-    Accumulator, NnueError, HIDDEN_ALIGN, MAGIC, MAX_HIDDEN, OUTPUT_BUCKETS, OUTPUT_WEIGHT_MAX, QA,
-    QB, SCALE, VERSION,
+    Accumulator, NnueError, HIDDEN_ALIGN, MAGIC, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, OUTPUT_WEIGHT_MAX,
+    QA, QB, SCALE, VERSION,
 };
 use crate::core::Color;
 
@@ -31,6 +32,7 @@ const HEADER_BYTES: usize = 4 + 4 * 4;
 #[derive(Clone)]
 pub struct Network {
     hidden: usize,
+    buckets: usize,
     kernel: Kernel,
     ft_weights: Vec<i16>,
     ft_bias: Vec<i16>,
@@ -40,7 +42,14 @@ pub struct Network {
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Network({}x{} -> 1, {})", INPUTS, self.hidden, self.kernel.name())
+        write!(
+            f,
+            "Network({}x{} -> 1 of {} buckets, {})",
+            INPUTS,
+            self.hidden,
+            self.buckets,
+            self.kernel.name()
+        )
     }
 }
 
@@ -92,6 +101,13 @@ fn check_hidden(hidden: u32) -> Result<usize, NnueError> {
     Ok(h)
 }
 
+fn check_buckets(buckets: u32) -> Result<usize, NnueError> {
+    match buckets as usize {
+        b @ 1..=MAX_OUTPUT_BUCKETS => Ok(b),
+        _ => Err(NnueError::BadBuckets(buckets)),
+    }
+}
+
 fn check_out_weights(w: &[i16]) -> Result<(), NnueError> {
     match w.iter().find(|&&x| (x as i32).abs() > OUTPUT_WEIGHT_MAX) {
         Some(&x) => Err(NnueError::OutputWeightRange(x)),
@@ -100,11 +116,12 @@ fn check_out_weights(w: &[i16]) -> Result<(), NnueError> {
 }
 
 impl Network {
-    /// Builds a network from its quantised arrays (layout as in the file). Errors for a
-    /// hidden size or output weight the inference cannot take.
+    /// Builds a network from its quantised arrays (layout as in the file; the number of
+    /// output biases is the number of buckets). Errors for a hidden size, bucket count or
+    /// output weight the inference cannot take.
     ///
     /// # Panics
-    /// When an array's length does not match `hidden` (a programming error).
+    /// When an array's length does not match `hidden` and the buckets (a programming error).
     pub fn new(
         hidden: usize,
         ft_weights: Vec<i16>,
@@ -113,13 +130,14 @@ impl Network {
         out_bias: Vec<i32>,
     ) -> Result<Network, NnueError> {
         let h = check_hidden(u32::try_from(hidden).unwrap_or(u32::MAX))?;
+        let buckets = check_buckets(u32::try_from(out_bias.len()).unwrap_or(u32::MAX))?;
         assert_eq!(ft_weights.len(), INPUTS * h);
         assert_eq!(ft_bias.len(), h);
-        assert_eq!(out_weights.len(), OUTPUT_BUCKETS * 2 * h);
-        assert_eq!(out_bias.len(), OUTPUT_BUCKETS);
+        assert_eq!(out_weights.len(), buckets * 2 * h);
         check_out_weights(&out_weights)?;
         Ok(Network {
             hidden: h,
+            buckets,
             kernel: Kernel::detect(),
             ft_weights,
             ft_bias,
@@ -143,14 +161,11 @@ impl Network {
             return Err(NnueError::FeatureMismatch { found: inputs, expected: INPUTS as u32 });
         }
         let h = check_hidden(r.u32("header")?)?;
-        let buckets = r.u32("header")?;
-        if buckets as usize != OUTPUT_BUCKETS {
-            return Err(NnueError::BadBuckets(buckets));
-        }
+        let buckets = check_buckets(r.u32("header")?)?;
         let ft_weights = r.i16s(INPUTS * h, "accumulator weights")?;
         let ft_bias = r.i16s(h, "accumulator biases")?;
-        let out_weights = r.i16s(OUTPUT_BUCKETS * 2 * h, "output weights")?;
-        let out_bias = r.i32s(OUTPUT_BUCKETS, "output biases")?;
+        let out_weights = r.i16s(buckets * 2 * h, "output weights")?;
+        let out_bias = r.i32s(buckets, "output biases")?;
         let body_end = r.pos;
         let stored = r.take(8, "checksum")?;
         let stored =
@@ -170,7 +185,7 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.file_size());
         b.extend_from_slice(&MAGIC);
-        for x in [VERSION, INPUTS as u32, self.hidden as u32, OUTPUT_BUCKETS as u32] {
+        for x in [VERSION, INPUTS as u32, self.hidden as u32, self.buckets as u32] {
             b.extend_from_slice(&x.to_le_bytes());
         }
         for arr in [&self.ft_weights, &self.ft_bias, &self.out_weights] {
@@ -188,7 +203,7 @@ impl Network {
 
     /// Size of the file image in bytes.
     pub fn file_size(&self) -> usize {
-        HEADER_BYTES + 2 * (INPUTS + 1 + 2 * OUTPUT_BUCKETS) * self.hidden + 4 * OUTPUT_BUCKETS + 8
+        HEADER_BYTES + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden + 4 * self.buckets + 8
     }
 
     /// Writes the file image to `path`.
@@ -199,6 +214,11 @@ impl Network {
     /// The hidden size H.
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// The number of output buckets.
+    pub fn buckets(&self) -> usize {
+        self.buckets
     }
 
     /// The kernel this network evaluates with.
@@ -221,10 +241,10 @@ impl Network {
         &self.ft_bias
     }
 
-    /// The output bucket of a position (always 0 until output buckets exist).
+    /// The output bucket of the position whose accumulator is `acc`.
     #[inline]
-    fn bucket(&self) -> usize {
-        0
+    fn bucket(&self, acc: &Accumulator) -> usize {
+        output_bucket(acc.board_pieces(), self.buckets)
     }
 
     /// The raw output sum before scaling: sum of SCReLU terms over both halves (scale
@@ -232,7 +252,7 @@ impl Network {
     #[inline]
     fn output_sum(&self, acc: &Accumulator, stm: Color) -> (i32, i32) {
         let h = self.hidden;
-        let b = self.bucket();
+        let b = self.bucket(acc);
         let w = &self.out_weights[b * 2 * h..(b + 1) * 2 * h];
         let sum = simd::output(self.kernel, acc.values(stm), acc.values(!stm), w, h);
         (sum, self.out_bias[b])

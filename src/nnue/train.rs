@@ -33,8 +33,12 @@ use rayon::prelude::*;
 use super::data;
 use super::features::{self, INPUTS};
 use super::network::fnv1a;
-use super::{Network, NnueError, HIDDEN_ALIGN, MAX_HIDDEN, OUTPUT_WEIGHT_MAX, QA, QB, SCALE};
+use super::{
+    Network, NnueError, HIDDEN_ALIGN, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, OUTPUT_WEIGHT_MAX, QA, QB,
+    SCALE,
+};
 use crate::core::{Color, Variant};
+use crate::progress::{format_duration, Meter};
 use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 
@@ -73,8 +77,11 @@ const FT_CLIP: f32 = i16::MAX as f32 / QA as f32;
 const LOAD_CHUNK: usize = 1 << 16;
 /// First bytes of a checkpoint file.
 const CKPT_MAGIC: [u8; 4] = *b"MHCK";
-/// Checkpoint format version.
-const CKPT_VERSION: u32 = 1;
+/// Checkpoint format version (2: the number of output buckets after the hidden size).
+const CKPT_VERSION: u32 = 2;
+/// Bytes before a checkpoint's arrays: magic, version, hidden size, buckets, epochs done,
+/// optimiser steps (u64).
+const CKPT_HEADER: usize = 4 + 4 * 4 + 8;
 
 pub use super::data::Sample;
 
@@ -370,10 +377,11 @@ pub fn fit_k(data: &Dataset) -> f32 {
 
 /// The float network being trained. Parameters live in one flat vector, laid out as the
 /// file's arrays: accumulator weights (feature-major), accumulator biases, output weights
-/// (side to move's half first), output bias.
+/// (per bucket: side to move's half first), output biases (one per bucket).
 #[derive(Clone, Debug)]
 pub struct FloatNet {
     hidden: usize,
+    buckets: usize,
     params: Vec<f32>,
 }
 
@@ -388,11 +396,16 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(h: usize) -> Layout {
+    fn new(h: usize, buckets: usize) -> Layout {
         let b1 = INPUTS * h;
         let w2 = b1 + h;
-        let b2 = w2 + 2 * h;
-        Layout { h, b1, w2, b2, len: b2 + 1 }
+        let b2 = w2 + buckets * 2 * h;
+        Layout { h, b1, w2, b2, len: b2 + buckets }
+    }
+
+    /// Offset of bucket `b`'s output weights (`2h` of them).
+    fn out(&self, b: usize) -> usize {
+        self.w2 + b * 2 * self.h
     }
 }
 
@@ -404,9 +417,9 @@ struct Worker {
 }
 
 impl FloatNet {
-    /// A network with small random weights.
-    pub fn random(hidden: usize, seed: u64) -> FloatNet {
-        let l = Layout::new(hidden);
+    /// A network with small random weights and `buckets` output layers.
+    pub fn random(hidden: usize, buckets: usize, seed: u64) -> FloatNet {
+        let l = Layout::new(hidden, buckets);
         let mut rng = Rng::new(seed);
         let mut uniform =
             |a: f32| (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 * a - a;
@@ -420,11 +433,16 @@ impl FloatNet {
         for p in &mut params[l.w2..l.b2] {
             *p = uniform(a2);
         }
-        FloatNet { hidden, params }
+        FloatNet { hidden, buckets, params }
     }
 
     fn layout(&self) -> Layout {
-        Layout::new(self.hidden)
+        Layout::new(self.hidden, self.buckets)
+    }
+
+    /// The output bucket of a position given by its White-perspective features.
+    fn bucket(&self, white_feats: &[u16]) -> usize {
+        features::output_bucket(features::board_pieces(white_feats), self.buckets)
     }
 
     /// The hidden size.
@@ -454,14 +472,15 @@ impl FloatNet {
         }
     }
 
-    /// Raw output (1.0 = SCALE centipawns) from the two accumulators, side to move first.
-    fn output(&self, us: &[f32], them: &[f32]) -> f32 {
+    /// Raw output (1.0 = SCALE centipawns) of output bucket `bucket` from the two
+    /// accumulators, side to move first.
+    fn output(&self, us: &[f32], them: &[f32], bucket: usize) -> f32 {
         let l = self.layout();
-        let w2 = &self.params[l.w2..l.b2];
+        let w2 = &self.params[l.out(bucket)..l.out(bucket + 1)];
         let screlu = |x: f32| x.clamp(0.0, 1.0).powi(2);
         let a: f32 = us.iter().zip(&w2[..l.h]).map(|(&x, &w)| screlu(x) * w).sum();
         let b: f32 = them.iter().zip(&w2[l.h..]).map(|(&x, &w)| screlu(x) * w).sum();
-        a + b + self.params[l.b2]
+        a + b + self.params[l.b2 + bucket]
     }
 
     /// Evaluation in centipawns from the side to move's view of a position given by its
@@ -471,18 +490,19 @@ impl FloatNet {
         let mut them = vec![0.0; self.hidden];
         self.accumulate(white_feats, stm == Color::Black, &mut us);
         self.accumulate(white_feats, stm == Color::White, &mut them);
-        self.output(&us, &them) * SCALE as f32
+        self.output(&us, &them, self.bucket(white_feats)) * SCALE as f32
     }
 
     /// Forward and backward pass of position `i`; adds the gradient of its loss to `w`.
     fn train_one(&self, data: &Dataset, i: usize, k: f32, lambda: f32, w: &mut Worker) {
         let l = self.layout();
         let feats = data.features(i);
+        let bucket = self.bucket(feats);
         let black = data.side_to_move(i) == Color::Black;
         let [us, them] = &mut w.acc;
         self.accumulate(feats, black, us);
         self.accumulate(feats, !black, them);
-        let out = self.output(us, them);
+        let out = self.output(us, them, bucket);
         let (score, result) = data.labels(i);
         let pred = sigmoid(out * SCALE as f32 / k);
         // Labels are from White's view; the output is from the side to move's.
@@ -492,14 +512,14 @@ impl FloatNet {
         w.loss += (err * err) as f64;
         // d(loss)/d(out): the sign flips back for Black's view.
         let g = 2.0 * err * pred * (1.0 - pred) * SCALE as f32 / k * if black { -1.0 } else { 1.0 };
-        let w2 = &self.params[l.w2..l.b2];
+        let w2 = &self.params[l.out(bucket)..l.out(bucket + 1)];
         let grad = &mut w.grad;
-        grad[l.b2] += g;
+        grad[l.b2 + bucket] += g;
         for (half, acc) in [(0, &mut *us), (1, &mut *them)] {
-            let range = l.w2 + half * l.h..l.w2 + (half + 1) * l.h;
-            let gw2 = &mut grad[range.clone()];
+            let range = l.out(bucket) + half * l.h..l.out(bucket) + (half + 1) * l.h;
+            let gw2 = &mut grad[range];
             // Branch-free so that it vectorises: outside (0, 1) the factors are zero.
-            for ((a, gw), &wj) in acc.iter_mut().zip(gw2).zip(&w2[range.start - l.w2..]) {
+            for ((a, gw), &wj) in acc.iter_mut().zip(gw2).zip(&w2[half * l.h..]) {
                 let x = *a;
                 let c = x.clamp(0.0, 1.0);
                 *gw += g * c * c;
@@ -547,8 +567,9 @@ impl FloatNet {
         let ft_b = self.params[l.b1..l.w2].iter().map(|&x| q16(x, QA, i16::MAX as i32)).collect();
         let out_w =
             self.params[l.w2..l.b2].iter().map(|&x| q16(x, QB, OUTPUT_WEIGHT_MAX)).collect();
-        let out_b = (self.params[l.b2] * (QA * QB) as f32).round() as i32;
-        Network::new(self.hidden, ft_w, ft_b, out_w, vec![out_b])
+        let out_b =
+            self.params[l.b2..].iter().map(|&x| (x * (QA * QB) as f32).round() as i32).collect();
+        Network::new(self.hidden, ft_w, ft_b, out_w, out_b)
     }
 }
 
@@ -567,6 +588,8 @@ pub struct TrainConfig {
     pub resume: bool,
     /// Hidden size H.
     pub hidden: usize,
+    /// Output buckets (1 to `MAX_OUTPUT_BUCKETS`), chosen by the pieces on the board.
+    pub buckets: usize,
     /// Passes over the training set.
     pub epochs: usize,
     /// Positions per step.
@@ -603,6 +626,7 @@ impl TrainConfig {
             checkpoint,
             resume: false,
             hidden: super::DEFAULT_HIDDEN,
+            buckets: 1,
             epochs: DEFAULT_EPOCHS,
             batch: DEFAULT_BATCH,
             lr: DEFAULT_LR,
@@ -653,7 +677,8 @@ fn rate_at(cfg: &TrainConfig, t: u64, total: u64) -> f32 {
     (cfg.lr_end as f64 + (cfg.lr - cfg.lr_end) as f64 * c) as f32
 }
 
-/// One pass over `train` in shuffled mini-batches; returns the mean training loss.
+/// One pass over `train` in shuffled mini-batches; returns the mean training loss. On a
+/// terminal `meter` shows the epoch's progress and the time left in the run.
 fn epoch(
     net: &mut FloatNet,
     opt: &mut Optimiser,
@@ -661,7 +686,10 @@ fn epoch(
     train: &Dataset,
     cfg: &TrainConfig,
     epoch_index: usize,
+    meter: &mut Meter,
 ) -> f64 {
+    let started = Instant::now();
+    let mut seen = 0u64;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let mut rng = Rng::new(cfg.seed.wrapping_add(epoch_index as u64 + 1));
     for i in (1..order.len()).rev() {
@@ -712,6 +740,23 @@ fn epoch(
                     p[j] = p[j].clamp(-clip, clip);
                 }
             });
+        seen += batch.len() as u64;
+        if meter.is_terminal() && meter.due() {
+            let n = train.len() as u64;
+            let rate = seen as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            let later_epochs = (cfg.epochs - epoch_index - 1) as u64 * n;
+            let left = (n - seen + later_epochs) as f64 / rate;
+            meter.status(
+                seen,
+                n,
+                &format!(
+                    "train: epoch {}/{}, {rate:.0} positions/s, {} left",
+                    epoch_index + 1,
+                    cfg.epochs,
+                    format_duration(left)
+                ),
+            );
+        }
     }
     loss / train.len().max(1) as f64
 }
@@ -723,10 +768,11 @@ fn save_checkpoint(
     opt: &Optimiser,
     epochs_done: usize,
 ) -> io::Result<()> {
-    let mut b = Vec::with_capacity(16 + 12 * net.params.len() + 16);
+    let mut b = Vec::with_capacity(CKPT_HEADER + 12 * net.params.len() + 8);
     b.extend_from_slice(&CKPT_MAGIC);
     b.extend_from_slice(&CKPT_VERSION.to_le_bytes());
     b.extend_from_slice(&(net.hidden as u32).to_le_bytes());
+    b.extend_from_slice(&(net.buckets as u32).to_le_bytes());
     b.extend_from_slice(&(epochs_done as u32).to_le_bytes());
     b.extend_from_slice(&opt.t.to_le_bytes());
     for arr in [&net.params, &opt.m, &opt.v] {
@@ -743,33 +789,38 @@ fn save_checkpoint(
     std::fs::rename(&tmp, path)
 }
 
-/// Reads a checkpoint written by [`save_checkpoint`] for a network of `hidden` neurons.
-fn load_checkpoint(path: &Path, hidden: usize) -> io::Result<(FloatNet, Optimiser, usize)> {
+/// Reads a checkpoint written by [`save_checkpoint`] for a network of `hidden` neurons and
+/// `buckets` output buckets.
+fn load_checkpoint(
+    path: &Path,
+    hidden: usize,
+    buckets: usize,
+) -> io::Result<(FloatNet, Optimiser, usize)> {
     let bad = |what: &str| io::Error::other(format!("{}: {what}", path.display()));
     let b = std::fs::read(path)?;
-    let n = Layout::new(hidden).len;
-    let want = 24 + 12 * n + 8;
+    let n = Layout::new(hidden, buckets).len;
+    let want = CKPT_HEADER + 12 * n + 8;
     if b.len() != want || b[..4] != CKPT_MAGIC {
-        return Err(bad("not a checkpoint of this hidden size (or truncated)"));
+        return Err(bad("not a checkpoint of this hidden size and buckets (or truncated)"));
     }
     let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-    if u32_at(4) != CKPT_VERSION || u32_at(8) as usize != hidden {
-        return Err(bad("checkpoint version or hidden size differs"));
+    if u32_at(4) != CKPT_VERSION || u32_at(8) as usize != hidden || u32_at(12) as usize != buckets {
+        return Err(bad("checkpoint version, hidden size or buckets differ"));
     }
     let stored = u64::from_le_bytes(b[want - 8..].try_into().map_err(|_| bad("truncated"))?);
     if stored != fnv1a(&b[..want - 8]) {
         return Err(bad("checkpoint checksum mismatch"));
     }
-    let epochs_done = u32_at(12) as usize;
-    let t = u64::from_le_bytes(b[16..24].try_into().map_err(|_| bad("truncated"))?);
+    let epochs_done = u32_at(16) as usize;
+    let t = u64::from_le_bytes(b[20..28].try_into().map_err(|_| bad("truncated"))?);
     let floats = |k: usize| -> Vec<f32> {
-        b[24 + 4 * k * n..24 + 4 * (k + 1) * n]
+        b[CKPT_HEADER + 4 * k * n..CKPT_HEADER + 4 * (k + 1) * n]
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
     };
     Ok((
-        FloatNet { hidden, params: floats(0) },
+        FloatNet { hidden, buckets, params: floats(0) },
         Optimiser { m: floats(1), v: floats(2), t },
         epochs_done,
     ))
@@ -783,7 +834,7 @@ fn load_checkpoint(path: &Path, hidden: usize) -> io::Result<(FloatNet, Optimise
 /// adds screlu^2 / (12 QB^2). The integer divisions add under 1.1 cp more, not included.
 pub fn rounding_sigma_cp(float: &FloatNet, white_feats: &[u16], stm: Color) -> f64 {
     let l = float.layout();
-    let w2 = &float.params[l.w2..l.b2];
+    let w2 = &float.params[l.out(float.bucket(white_feats))..];
     let mut halves = [vec![0.0; l.h], vec![0.0; l.h]];
     float.accumulate(white_feats, stm == Color::Black, &mut halves[0]);
     float.accumulate(white_feats, stm == Color::White, &mut halves[1]);
@@ -831,6 +882,9 @@ pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
             "--hidden must be a multiple of {HIDDEN_ALIGN} from {HIDDEN_ALIGN} to {MAX_HIDDEN}"
         )));
     }
+    if cfg.buckets == 0 || cfg.buckets > MAX_OUTPUT_BUCKETS {
+        return Err(io::Error::other(format!("--buckets must be 1 to {MAX_OUTPUT_BUCKETS}")));
+    }
     if cfg.batch == 0 || cfg.epochs == 0 {
         return Err(io::Error::other("--batch and --epochs must be at least 1"));
     }
@@ -869,11 +923,11 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
         cfg.k
     );
     let (mut net, mut opt, done) = if cfg.resume {
-        let (n, o, d) = load_checkpoint(&cfg.checkpoint, cfg.hidden)?;
+        let (n, o, d) = load_checkpoint(&cfg.checkpoint, cfg.hidden, cfg.buckets)?;
         eprintln!("train: resuming after epoch {d} from {}", cfg.checkpoint.display());
         (n, o, d)
     } else {
-        let n = FloatNet::random(cfg.hidden, cfg.seed);
+        let n = FloatNet::random(cfg.hidden, cfg.buckets, cfg.seed);
         let len = n.params.len();
         (n, Optimiser { m: vec![0.0; len], v: vec![0.0; len], t: 0 }, 0)
     };
@@ -887,33 +941,35 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
         .collect();
     let mut val_losses = Vec::new();
     let mut seconds = 0.0;
+    let mut meter = Meter::new();
     for e in done..cfg.epochs {
         let t0 = Instant::now();
-        let train_loss = epoch(&mut net, &mut opt, &mut workers, &train, cfg, e);
+        let train_loss = epoch(&mut net, &mut opt, &mut workers, &train, cfg, e, &mut meter);
         let dt = t0.elapsed().as_secs_f64();
         seconds += dt;
         let val_loss = net.loss(&val, cfg.k, cfg.lambda);
         val_losses.push(val_loss);
         save_checkpoint(&cfg.checkpoint, &net, &opt, e + 1)?;
-        eprintln!(
+        meter.line(&format!(
             "train: epoch {}/{}: train loss {train_loss:.6}, validation loss {val_loss:.6}, \
              {dt:.1} s, {:.0} positions/s, lr {:.2e}",
             e + 1,
             cfg.epochs,
             train.len() as f64 / dt,
             rate_at(cfg, opt.t, train.len().div_ceil(cfg.batch) as u64 * cfg.epochs as u64)
-        );
+        ));
     }
     net.quantise().map_err(io::Error::other)?.save(&cfg.out)?;
     // Measure the file as the engine will load it.
     let q = super::load_file(&cfg.out).map_err(io::Error::other)?;
     let (mean, max, expected) = quantisation_error(&net, &q, &val);
     eprintln!(
-        "train: wrote {} ({} bytes, H = {}); quantised vs float on validation: mean {mean:.2} cp \
-         (rounding explains {expected:.2}), max {max:.1} cp",
+        "train: wrote {} ({} bytes, H = {}, {} output buckets); quantised vs float on \
+         validation: mean {mean:.2} cp (rounding explains {expected:.2}), max {max:.1} cp",
         cfg.out.display(),
         q.file_size(),
-        cfg.hidden
+        cfg.hidden,
+        cfg.buckets
     );
     let epochs_run = val_losses.len().max(1) as f64;
     Ok(TrainReport {
@@ -1031,8 +1087,17 @@ mod tests {
 
     #[test]
     fn gradient_matches_finite_differences() {
+        gradient_check(1);
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences_with_output_buckets() {
+        gradient_check(8);
+    }
+
+    fn gradient_check(buckets: usize) {
         let data = dataset(&synthetic(40, 3));
-        let mut net = FloatNet::random(32, 5);
+        let mut net = FloatNet::random(32, buckets, 5);
         // Larger output weights than at initialisation make every gradient sizeable.
         let l = net.layout();
         for p in &mut net.params[l.w2..l.b2] {
@@ -1051,7 +1116,11 @@ mod tests {
             // both halves, the output bias.
             let f = data.features(i)[3] as usize;
             let fm = features::mirror(f);
-            let candidates = [f * 32 + 5, fm * 32 + 9, l.b1 + 4, l.w2 + 2, l.w2 + 32 + 7, l.b2];
+            // The position's own output bucket, and another one, which gets no gradient.
+            let b = net.bucket(data.features(i));
+            let (o, other) = (l.out(b), l.out((b + 1) % buckets));
+            let candidates =
+                [f * 32 + 5, fm * 32 + 9, l.b1 + 4, o + 2, o + 32 + 7, l.b2 + b, other + 3];
             for &at in &candidates {
                 let eps = 1e-3;
                 let mut plus = net.clone();
@@ -1077,6 +1146,9 @@ mod tests {
     fn small_config(dir: &Path, data: &Path) -> TrainConfig {
         let mut cfg = TrainConfig::new(vec![data.to_path_buf()], dir.join("net.nnue"));
         cfg.hidden = 32;
+        // Several output buckets, so that the quantised network's choice of bucket (from
+        // the accumulator) is checked against the trainer's (from the features).
+        cfg.buckets = 4;
         cfg.epochs = 4;
         cfg.batch = 256;
         cfg.lr = 0.01;
@@ -1146,7 +1218,7 @@ mod tests {
         // Run the first two of the four epochs by hand (the schedule depends on the total).
         let mut sources = vec![open_source(&data_path, Variant::Crazyhouse).unwrap()];
         let (tr, _) = load(&mut sources, 0, half.validation, half.seed, false).unwrap();
-        let mut net = FloatNet::random(32, half.seed);
+        let mut net = FloatNet::random(32, half.buckets, half.seed);
         let len = net.params.len();
         let mut opt = Optimiser { m: vec![0.0; len], v: vec![0.0; len], t: 0 };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -1159,7 +1231,15 @@ mod tests {
                 })
                 .collect();
             for e in 0..2 {
-                epoch(&mut net, &mut opt, &mut workers, &tr, &half, e);
+                epoch(
+                    &mut net,
+                    &mut opt,
+                    &mut workers,
+                    &tr,
+                    &half,
+                    e,
+                    &mut Meter::with_terminal(false),
+                );
             }
         });
         save_checkpoint(&half.checkpoint, &net, &opt, 2).unwrap();
@@ -1170,7 +1250,7 @@ mod tests {
 
         // Quantised against float on held-out positions: every position within 6 standard
         // deviations of the rounding model, plus 1.1 cp for the two integer divisions.
-        let float = load_checkpoint(&cfg.checkpoint, 32).unwrap().0;
+        let float = load_checkpoint(&cfg.checkpoint, 32, cfg.buckets).unwrap().0;
         let q = Network::from_bytes(&straight).unwrap();
         let samples = synthetic(500, 99);
         let check = dataset(&samples);
@@ -1187,6 +1267,8 @@ mod tests {
             for c in Color::ALL {
                 assert_eq!(acc.values(c)[..32], from_pos.values(c)[..32]);
             }
+            assert_eq!(acc.board_pieces(), sample.pos.occupied().count() as usize);
+            assert_eq!(from_pos.board_pieces(), sample.pos.occupied().count() as usize);
             let diff = (q.evaluate(&acc, stm) as f64 - float.eval_cp(feats, stm) as f64).abs();
             assert!(diff <= bound, "position {i}: |{diff}| > {bound}");
             worst_ratio = worst_ratio.max(diff / bound);
