@@ -259,6 +259,10 @@ tunables! {
     /// Mate solver: checks that leave more replies than this are not tried (they rarely mate
     /// and cost the most).
     MATE_SOLVER_MAX_REPLIES: u32 = 4, 1..=10, step 1;
+    /// Mate solver: once a mate is proven under that cap, shorter mates are looked for with
+    /// this looser cap, in what is left of the solver's budget (the tight cap can hide the
+    /// shortest mate behind a check with many replies).
+    MATE_SOLVER_SHORTER_REPLIES: u32 = 12, 4..=40, step 2;
     /// Mate solver: it runs after this iteration of the main thread...
     MATE_SOLVER_AFTER_DEPTH: i32 = 3, 1..=8, step 1;
     /// Mate solver: ...when that iteration scores the root at least this high (89 of the 90
