@@ -59,7 +59,7 @@ pub use format::{decode, encode, DataError, Reader, Sample, RECORD_BYTES};
 use crate::core::{Game, Move, Position, Variant};
 use crate::engine::{Engine, SearchRequest, SearchResult};
 use crate::nnue::Network;
-use crate::progress::{format_duration, Meter};
+use crate::progress::{format_duration, seconds_left, Meter};
 use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 use crate::search::Silent;
@@ -472,11 +472,11 @@ impl Output {
         let secs = self.started.elapsed().as_secs_f64().max(1e-9);
         let done = self.progress.games;
         let rate = s.positions as f64 / secs;
-        let games_rate = (s.games + s.skipped_games) as f64 / secs;
-        let left = if games_rate > 0.0 && done < self.target {
-            format!(", {} left", format_duration((self.target - done) as f64 / games_rate))
-        } else {
-            String::new()
+        // Games played in this run (a resumed run counts from where it resumed).
+        let played = s.games + s.skipped_games;
+        let left = match seconds_left(played, played + self.target.saturating_sub(done), secs) {
+            Some(t) => format!(", {} left", format_duration(t)),
+            None => String::new(),
         };
         let line = format!(
             "datagen: {done}/{} games, {} positions, {rate:.0} positions/s, \

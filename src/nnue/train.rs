@@ -38,7 +38,7 @@ use super::{
     SCALE,
 };
 use crate::core::{Color, Variant};
-use crate::progress::{format_duration, Meter};
+use crate::progress::{format_duration, seconds_left, Meter};
 use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 
@@ -743,9 +743,11 @@ fn epoch(
         seen += batch.len() as u64;
         if meter.is_terminal() && meter.due() {
             let n = train.len() as u64;
-            let rate = seen as f64 / started.elapsed().as_secs_f64().max(1e-9);
-            let later_epochs = (cfg.epochs - epoch_index - 1) as u64 * n;
-            let left = (n - seen + later_epochs) as f64 / rate;
+            let elapsed = started.elapsed().as_secs_f64().max(1e-9);
+            let rate = seen as f64 / elapsed;
+            // This epoch and the later ones, at this epoch's rate.
+            let work = (cfg.epochs - epoch_index) as u64 * n;
+            let left = seconds_left(seen, work, elapsed).unwrap_or(0.0);
             meter.status(
                 seen,
                 n,

@@ -171,6 +171,12 @@ impl MateSolver {
         self.aborted
     }
 
+    /// The reply cap as the table stores it.
+    #[inline]
+    fn table_cap(&self) -> u8 {
+        self.cap.min(u8::MAX as u32) as u8
+    }
+
     #[inline]
     fn slot(&self, key: u64) -> usize {
         (key as usize) & (self.table.len() - 1)
@@ -183,7 +189,7 @@ impl MateSolver {
         }
         if e.proven != 0 && u32::from(e.proven) <= plies {
             Some(true)
-        } else if u32::from(e.disproven) >= plies && u32::from(e.cap) >= self.cap.min(255) {
+        } else if u32::from(e.disproven) >= plies && e.cap >= self.table_cap() {
             Some(false)
         } else {
             None
@@ -191,6 +197,7 @@ impl MateSolver {
     }
 
     fn store(&mut self, key: u64, plies: u32, proven: bool, mv: Option<Move>) {
+        let cap = self.table_cap();
         let i = self.slot(key);
         let e = &mut self.table[i];
         if e.key != key {
@@ -204,7 +211,6 @@ impl MateSolver {
             }
         } else {
             // Keep the disproof of the loosest cap: it holds for every search.
-            let cap = self.cap.min(255) as u8;
             if cap > e.cap {
                 (e.cap, e.disproven) = (cap, p);
             } else if cap == e.cap {
