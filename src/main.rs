@@ -28,8 +28,9 @@ Usage:
                  [--batch 16384]
                  [--lr 0.001] [--lr-end X] [--lambda 1.0] [--k 400] [--validation 0.05]
                  [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
-                 [--resume] [--mirror-files]
+                 [--resume] [--mirror-files] [--init NET]
                                    train an NNUE network on `FEN | score | result` lines
+                                   or datagen records (--init: start from NET's weights)
   madhouse --help | --version
 
 Logs go to stderr; set RUST_LOG=debug for more.";
@@ -132,6 +133,7 @@ fn main() {
             if let Some(c) = flags.get("checkpoint") {
                 cfg.checkpoint = c.into();
             }
+            cfg.init = flags.get("init").map(Into::into);
             if let Err(e) = madhouse::nnue::train::train(&cfg) {
                 fail(&e.to_string());
             }

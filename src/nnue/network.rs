@@ -241,6 +241,17 @@ impl Network {
         &self.ft_bias
     }
 
+    /// Output weights, bucket-major (bucket `b` is `2 * hidden` values, side to move's half
+    /// first).
+    pub(crate) fn out_weights(&self) -> &[i16] {
+        &self.out_weights
+    }
+
+    /// Output biases, one per bucket.
+    pub(crate) fn out_bias(&self) -> &[i32] {
+        &self.out_bias
+    }
+
     /// The output bucket of the position whose accumulator is `acc`.
     #[inline]
     fn bucket(&self, acc: &Accumulator) -> usize {

@@ -558,6 +558,21 @@ impl FloatNet {
         sum / data.len().max(1) as f64
     }
 
+    /// The float network a quantised one stands for (each integer divided by its scale), so
+    /// that training can continue from a network file: quantising it again gives the same
+    /// file.
+    pub fn from_network(net: &Network) -> FloatNet {
+        let (hidden, buckets) = (net.hidden(), net.buckets());
+        let l = Layout::new(hidden, buckets);
+        let mut params = Vec::with_capacity(l.len);
+        params.extend(net.ft_weights().iter().map(|&w| w as f32 / QA as f32));
+        params.extend(net.ft_bias().iter().map(|&b| b as f32 / QA as f32));
+        params.extend(net.out_weights().iter().map(|&w| w as f32 / QB as f32));
+        params.extend(net.out_bias().iter().map(|&b| b as f32 / (QA * QB) as f32));
+        debug_assert_eq!(params.len(), l.len);
+        FloatNet { hidden, buckets, params }
+    }
+
     /// The quantised network: weights rounded and clipped to the integer ranges.
     pub fn quantise(&self) -> Result<Network, NnueError> {
         let l = self.layout();
@@ -586,6 +601,9 @@ pub struct TrainConfig {
     pub checkpoint: PathBuf,
     /// Continue from the checkpoint.
     pub resume: bool,
+    /// Start from this network file instead of random weights (fresh optimiser state and
+    /// schedule; its hidden size and buckets must match). Ignored with `resume`.
+    pub init: Option<PathBuf>,
     /// Hidden size H.
     pub hidden: usize,
     /// Output buckets (1 to `MAX_OUTPUT_BUCKETS`), chosen by the pieces on the board.
@@ -625,6 +643,7 @@ impl TrainConfig {
             out,
             checkpoint,
             resume: false,
+            init: None,
             hidden: super::DEFAULT_HIDDEN,
             buckets: 1,
             epochs: DEFAULT_EPOCHS,
@@ -929,7 +948,31 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
         eprintln!("train: resuming after epoch {d} from {}", cfg.checkpoint.display());
         (n, o, d)
     } else {
-        let n = FloatNet::random(cfg.hidden, cfg.buckets, cfg.seed);
+        let n = match &cfg.init {
+            Some(path) => {
+                let q = super::load_file(path)
+                    .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+                if (q.hidden(), q.buckets()) != (cfg.hidden, cfg.buckets) {
+                    return Err(io::Error::other(format!(
+                        "{}: H = {} with {} output buckets, but this run is H = {} with {} \
+                         (--hidden, --buckets)",
+                        path.display(),
+                        q.hidden(),
+                        q.buckets(),
+                        cfg.hidden,
+                        cfg.buckets
+                    )));
+                }
+                let n = FloatNet::from_network(&q);
+                eprintln!(
+                    "train: starting from {} (validation loss {:.6})",
+                    path.display(),
+                    n.loss(&val, cfg.k, cfg.lambda)
+                );
+                n
+            }
+            None => FloatNet::random(cfg.hidden, cfg.buckets, cfg.seed),
+        };
         let len = n.params.len();
         (n, Optimiser { m: vec![0.0; len], v: vec![0.0; len], t: 0 }, 0)
     };
@@ -1172,6 +1215,33 @@ mod tests {
     }
 
     #[test]
+    fn a_network_file_reads_back_as_the_float_network_it_stands_for() {
+        // Weights large enough that every integer range is used (output weights clip).
+        let mut float = FloatNet::random(32, 3, 5);
+        for p in &mut float.params {
+            *p *= 40.0;
+        }
+        let q = float.quantise().unwrap();
+        let back = FloatNet::from_network(&q);
+        assert_eq!((back.hidden, back.buckets), (32, 3));
+        assert_eq!(back.quantise().unwrap().to_bytes(), q.to_bytes());
+        // Each parameter moved by at most half a quantisation step, or was clipped.
+        let l = back.layout();
+        for (i, (&a, &b)) in float.params.iter().zip(&back.params).enumerate() {
+            let step = if i < l.w2 {
+                1.0 / QA as f32
+            } else if i < l.b2 {
+                1.0 / QB as f32
+            } else {
+                1.0 / (QA * QB) as f32
+            };
+            let clipped =
+                if i < l.w2 { a.abs() >= FT_CLIP } else { i < l.b2 && a.abs() >= OUT_CLIP };
+            assert!(clipped || (a - b).abs() <= 0.5 * step + 1e-6, "param {i}: {a} -> {b}");
+        }
+    }
+
+    #[test]
     fn validation_holds_out_whole_blocks_of_consecutive_positions() {
         // Whole blocks (so whole games, but at the edges) are held out, at about the fraction
         // asked for.
@@ -1249,6 +1319,23 @@ mod tests {
         let resumed = train(&half).unwrap();
         assert_eq!(resumed.validation_loss.len(), 2);
         assert_eq!(std::fs::read(&half.out).unwrap(), straight, "resumed run differs");
+
+        // Continuing from the written network: the first epoch starts where the run ended,
+        // not from scratch (a tenth of the rate, one epoch).
+        let mut cont = small_config(&dir, &data_path);
+        cont.out = dir.join("cont.nnue");
+        cont.checkpoint = dir.join("cont.ckpt");
+        cont.init = Some(cfg.out.clone());
+        cont.epochs = 1;
+        cont.lr = 0.001;
+        cont.lr_end = 0.0001;
+        let continued = train(&cont).unwrap();
+        let start = continued.validation_loss[0];
+        assert!(start < 0.5 * (first + last), "continued run's loss {start}: not from the file");
+        // A file of another size is refused with a message that names it.
+        cont.hidden = 64;
+        let err = train(&cont).unwrap_err().to_string();
+        assert!(err.contains("H = 32") && err.contains("H = 64"), "{err}");
 
         // Quantised against float on held-out positions: every position within 6 standard
         // deviations of the rounding model, plus 1.1 cp for the two integer divisions.
