@@ -75,6 +75,17 @@ fn main() {
         "datagen" => datagen(&Flags::parse(&args[1..])),
         "tune" => {
             let flags = Flags::parse(&args[1..]);
+            flags.allow(&[
+                "data",
+                "epochs",
+                "rate",
+                "out",
+                "limit",
+                "optimizer",
+                "start",
+                "l2",
+                "k",
+            ]);
             let cfg = madhouse::tune::TuneConfig {
                 data: flags
                     .get("data")
@@ -106,6 +117,25 @@ fn main() {
                 .cloned()
                 .collect();
             let flags = Flags::parse(&rest);
+            flags.allow(&[
+                "data",
+                "out",
+                "hidden",
+                "buckets",
+                "epochs",
+                "batch",
+                "limit",
+                "threads",
+                "seed",
+                "lr",
+                "lr-end",
+                "lambda",
+                "k",
+                "validation",
+                "variant",
+                "checkpoint",
+                "init",
+            ]);
             let data = flags.get("data").unwrap_or_else(|| fail("train needs --data FILE"));
             let out = flags.get("out").unwrap_or_else(|| fail("train needs --out FILE"));
             let mut cfg = madhouse::nnue::train::TrainConfig::new(
