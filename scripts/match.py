@@ -145,7 +145,9 @@ def main():
     if args.sprt:
         cmd += ["-sprt", f"elo0={args.sprt[0]}", f"elo1={args.sprt[1]}", "alpha=0.05", "beta=0.05"]
     if args.pgnout:
-        cmd += ["-pgnout", args.pgnout]
+        # cutechess-cli runs in a temporary directory that is removed at the end: a relative
+        # path is taken from where this script was started.
+        cmd += ["-pgnout", os.path.abspath(args.pgnout)]
     print(" ".join(cmd), flush=True)
 
     problems = {k: 0 for k in PROBLEMS}
