@@ -343,3 +343,26 @@ fn datagen_appends_resumes_and_replays_the_same_games() {
     assert_eq!(both.len() % RECORD_BYTES, 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn command_line_tools_refuse_flags_they_do_not_know() {
+    // A misspelt flag must stop the run with its name, not be ignored (a training run that
+    // silently dropped `--init` started from random weights). Each command is otherwise
+    // complete, so without the check it would go on to open the missing files.
+    let cases: [&[&str]; 3] = [
+        &["train", "--data", "missing.bin", "--out", "x.nnue", "--initt", "net.nnue"],
+        &["tune", "--data", "missing.txt", "--epoch", "3"],
+        &["datagen", "--out", "x.bin", "--node", "5"],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_madhouse"))
+            .args(args)
+            .current_dir(std::env::temp_dir())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let flag = args[args.len() - 2];
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains(&format!("unknown flag {flag}")), "{args:?}: {err}");
+    }
+}
