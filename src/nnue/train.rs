@@ -916,7 +916,34 @@ pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
     pool.install(|| train_in_pool(cfg))
 }
 
+/// The network `--init` names, as a float network, checked against the run's size. Read
+/// before the data, so that a wrong file is reported at once rather than after minutes of
+/// loading.
+fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
+    let q = super::load_file(path).map_err(|e| match e {
+        // Read errors name the file already.
+        e @ NnueError::Io(_) => io::Error::other(e.to_string()),
+        e => io::Error::other(format!("{}: {e}", path.display())),
+    })?;
+    if (q.hidden(), q.buckets()) != (cfg.hidden, cfg.buckets) {
+        return Err(io::Error::other(format!(
+            "{}: H = {} with {} output buckets, but this run is H = {} with {} \
+             (--hidden, --buckets)",
+            path.display(),
+            q.hidden(),
+            q.buckets(),
+            cfg.hidden,
+            cfg.buckets
+        )));
+    }
+    Ok(FloatNet::from_network(&q))
+}
+
 fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
+    let start = match &cfg.init {
+        Some(path) if !cfg.resume => Some((path, initial_network(path, cfg)?)),
+        _ => None,
+    };
     let mut sources = Vec::new();
     for path in &cfg.data {
         sources.push(
@@ -948,22 +975,8 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
         eprintln!("train: resuming after epoch {d} from {}", cfg.checkpoint.display());
         (n, o, d)
     } else {
-        let n = match &cfg.init {
-            Some(path) => {
-                let q = super::load_file(path)
-                    .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
-                if (q.hidden(), q.buckets()) != (cfg.hidden, cfg.buckets) {
-                    return Err(io::Error::other(format!(
-                        "{}: H = {} with {} output buckets, but this run is H = {} with {} \
-                         (--hidden, --buckets)",
-                        path.display(),
-                        q.hidden(),
-                        q.buckets(),
-                        cfg.hidden,
-                        cfg.buckets
-                    )));
-                }
-                let n = FloatNet::from_network(&q);
+        let n = match start {
+            Some((path, n)) => {
                 eprintln!(
                     "train: starting from {} (validation loss {:.6})",
                     path.display(),
