@@ -75,17 +75,6 @@ fn main() {
         "datagen" => datagen(&Flags::parse(&args[1..])),
         "tune" => {
             let flags = Flags::parse(&args[1..]);
-            flags.allow(&[
-                "data",
-                "epochs",
-                "rate",
-                "out",
-                "limit",
-                "optimizer",
-                "start",
-                "l2",
-                "k",
-            ]);
             let cfg = madhouse::tune::TuneConfig {
                 data: flags
                     .get("data")
@@ -104,6 +93,7 @@ fn main() {
                 l2: flags.get("l2").map_or(0.0, |r| r.parse().unwrap_or_else(|_| fail("bad --l2"))),
                 k: flags.get("k").map(|r| r.parse().unwrap_or_else(|_| fail("bad --k"))),
             };
+            flags.finish();
             if let Err(e) = madhouse::tune::tune(&cfg) {
                 fail(&e.to_string());
             }
@@ -117,25 +107,6 @@ fn main() {
                 .cloned()
                 .collect();
             let flags = Flags::parse(&rest);
-            flags.allow(&[
-                "data",
-                "out",
-                "hidden",
-                "buckets",
-                "epochs",
-                "batch",
-                "limit",
-                "threads",
-                "seed",
-                "lr",
-                "lr-end",
-                "lambda",
-                "k",
-                "validation",
-                "variant",
-                "checkpoint",
-                "init",
-            ]);
             let data = flags.get("data").unwrap_or_else(|| fail("train needs --data FILE"));
             let out = flags.get("out").unwrap_or_else(|| fail("train needs --out FILE"));
             let mut cfg = madhouse::nnue::train::TrainConfig::new(
@@ -164,6 +135,7 @@ fn main() {
                 cfg.checkpoint = c.into();
             }
             cfg.init = flags.get("init").map(Into::into);
+            flags.finish();
             if let Err(e) = madhouse::nnue::train::train(&cfg) {
                 fail(&e.to_string());
             }
@@ -176,23 +148,10 @@ fn datagen(flags: &Flags) {
     use madhouse::datagen::{self, files};
     use std::io::Write;
     use std::path::Path;
-    flags.allow(&[
-        "out",
-        "games",
-        "nodes",
-        "depth",
-        "threads",
-        "openings",
-        "random-plies",
-        "seed",
-        "variant",
-        "convert-text",
-        "info",
-        "eval",
-    ]);
     let variant: Variant =
         flags.get("variant").unwrap_or("crazyhouse").parse().unwrap_or_else(|e: String| fail(&e));
     if let Some(path) = flags.get("info") {
+        flags.finish();
         match files::info(Path::new(path)) {
             // A closed pipe (`| head`) is not an error worth a panic.
             Ok(info) => drop(writeln!(std::io::stdout(), "{info}")),
@@ -202,35 +161,41 @@ fn datagen(flags: &Flags) {
     }
     let out = flags.get("out").unwrap_or_else(|| fail("datagen needs --out FILE"));
     if let Some(input) = flags.get("convert-text") {
+        flags.finish();
         match files::convert_text(Path::new(input), Path::new(out), variant) {
             Ok(summary) => eprintln!("convert: {summary}"),
             Err(e) => fail(&e.to_string()),
         }
         return;
     }
-    let openings = match flags.get("openings") {
-        Some(path) => datagen::read_openings(Path::new(path), variant)
-            .unwrap_or_else(|e| fail(&format!("{path}: {e}"))),
-        None => Vec::new(),
-    };
     let limit = match (flags.get("nodes"), flags.get("depth")) {
         (Some(_), Some(_)) => fail("give --nodes or --depth, not both"),
         (None, Some(_)) => datagen::SearchLimit::Depth(flags.num("depth", 8).clamp(1, 64) as i32),
         _ => datagen::SearchLimit::Nodes(flags.num("nodes", 5000).max(1) as u64),
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (games, threads) = (flags.num("games", 1000) as u64, flags.num("threads", cores).max(1));
+    let (random_plies, seed) = (flags.num("random-plies", 2), flags.num("seed", 1) as u64);
+    let (openings, eval) = (flags.get("openings"), flags.get("eval"));
+    // Every flag is read: refuse a stray one before loading files or starting games.
+    flags.finish();
+    let openings = match openings {
+        Some(path) => datagen::read_openings(Path::new(path), variant)
+            .unwrap_or_else(|e| fail(&format!("{path}: {e}"))),
+        None => Vec::new(),
+    };
     // Without --eval, the games are played with the engine's default evaluation.
     let default_eval = if madhouse::engine::DEFAULT_USE_NNUE { "nnue" } else { "hce" };
     let cfg = datagen::DatagenConfig {
         out: out.into(),
-        games: flags.num("games", 1000) as u64,
+        games,
         limit,
-        threads: flags.num("threads", cores).max(1),
+        threads,
         openings,
-        random_plies: flags.num("random-plies", 2),
-        seed: flags.num("seed", 1) as u64,
+        random_plies,
+        seed,
         variant,
-        network: match flags.get("eval").unwrap_or(default_eval) {
+        network: match eval.unwrap_or(default_eval) {
             "hce" => None,
             "nnue" => Some(madhouse::nnue::embedded()),
             path => Some(std::sync::Arc::new(
@@ -248,8 +213,13 @@ fn fail(msg: &str) -> ! {
     std::process::exit(2);
 }
 
-/// `--name value` pairs of a subcommand.
-struct Flags(Vec<(String, String)>);
+/// `--name value` pairs of a subcommand. Each lookup remembers the name it asked for, so
+/// `finish` can refuse whatever the subcommand never read: a misspelt flag must not be
+/// silently ignored, and the names live only where they are read.
+struct Flags {
+    pairs: Vec<(String, String)>,
+    read: std::cell::RefCell<Vec<String>>,
+}
 
 impl Flags {
     fn parse(args: &[String]) -> Flags {
@@ -262,18 +232,21 @@ impl Flags {
             let Some(value) = it.next() else { fail(&format!("--{name} needs a value")) };
             out.push((name.to_string(), value.clone()));
         }
-        Flags(out)
+        Flags { pairs: out, read: Default::default() }
     }
 
-    /// Fails on a flag not in `names` (a misspelt flag must not be silently ignored).
-    fn allow(&self, names: &[&str]) {
-        if let Some((n, _)) = self.0.iter().find(|(n, _)| !names.contains(&n.as_str())) {
-            fail(&format!("unknown flag --{n} (see --help)"));
+    /// Fails on a flag that no lookup so far asked for. Called once the subcommand has read
+    /// everything it uses and before it starts work.
+    fn finish(&self) {
+        let read = self.read.borrow();
+        if let Some((n, _)) = self.pairs.iter().find(|(n, _)| !read.contains(n)) {
+            fail(&format!("unknown flag --{n}, or one this command does not use (see --help)"));
         }
     }
 
     fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.read.borrow_mut().push(name.to_string());
+        self.pairs.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     fn float(&self, name: &str, default: f32) -> f32 {

@@ -349,10 +349,14 @@ fn command_line_tools_refuse_flags_they_do_not_know() {
     // A misspelt flag must stop the run with its name, not be ignored (a training run that
     // silently dropped `--init` started from random weights). Each command is otherwise
     // complete, so without the check it would go on to open the missing files.
-    let cases: [&[&str]; 3] = [
+    // The last two: a flag the chosen mode does not read (`--info` only prints a file's
+    // summary) is refused too, and before any file is opened (the openings do not exist).
+    let cases: [&[&str]; 5] = [
         &["train", "--data", "missing.bin", "--out", "x.nnue", "--initt", "net.nnue"],
         &["tune", "--data", "missing.txt", "--epoch", "3"],
         &["datagen", "--out", "x.bin", "--node", "5"],
+        &["datagen", "--info", "missing.bin", "--games", "5"],
+        &["datagen", "--out", "x.bin", "--openings", "missing.epd", "--seeds", "5"],
     ];
     for args in cases {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_madhouse"))
