@@ -30,7 +30,8 @@ Usage:
                  [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
                  [--resume] [--mirror-files] [--init NET]
                                    train an NNUE network on `FEN | score | result` lines
-                                   or datagen records (--init: start from NET's weights)
+                                   or datagen records (--init: start from NET's weights;
+                                   a larger --hidden widens NET)
   madhouse --help | --version
 
 Logs go to stderr; set RUST_LOG=debug for more.";

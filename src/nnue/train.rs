@@ -573,6 +573,31 @@ impl FloatNet {
         FloatNet { hidden, buckets, params }
     }
 
+    /// The same network with `hidden` accumulator neurons: the first `self.hidden` are this
+    /// network's, the new ones get small random input weights (as [`FloatNet::random`]) and
+    /// zero biases and output weights, so the output is unchanged until training moves them
+    /// (a wider network grown from a trained one, without losing what it learned).
+    pub fn widen(&self, hidden: usize, seed: u64) -> FloatNet {
+        assert!(hidden >= self.hidden, "widen to {hidden} from {}", self.hidden);
+        let (old, new) = (self.layout(), Layout::new(hidden, self.buckets));
+        let fresh = FloatNet::random(hidden, self.buckets, seed);
+        let mut params = vec![0.0; new.len];
+        for f in 0..INPUTS {
+            let row = &mut params[f * hidden..(f + 1) * hidden];
+            row.copy_from_slice(&fresh.params[f * hidden..(f + 1) * hidden]);
+            row[..old.h].copy_from_slice(&self.params[f * old.h..(f + 1) * old.h]);
+        }
+        params[new.b1..new.b1 + old.h].copy_from_slice(&self.params[old.b1..old.w2]);
+        for b in 0..self.buckets {
+            for half in 0..2 {
+                let (from, to) = (old.out(b) + half * old.h, new.out(b) + half * hidden);
+                params[to..to + old.h].copy_from_slice(&self.params[from..from + old.h]);
+            }
+        }
+        params[new.b2..].copy_from_slice(&self.params[old.b2..]);
+        FloatNet { hidden, buckets: self.buckets, params }
+    }
+
     /// The quantised network: weights rounded and clipped to the integer ranges.
     pub fn quantise(&self) -> Result<Network, NnueError> {
         let l = self.layout();
@@ -602,7 +627,8 @@ pub struct TrainConfig {
     /// Continue from the checkpoint.
     pub resume: bool,
     /// Start from this network file instead of random weights (fresh optimiser state and
-    /// schedule; its hidden size and buckets must match). Ignored with `resume`.
+    /// schedule; its buckets must match, and a smaller hidden size is widened to `hidden`,
+    /// see [`FloatNet::widen`]). Ignored with `resume`.
     pub init: Option<PathBuf>,
     /// Hidden size H.
     pub hidden: usize,
@@ -916,19 +942,19 @@ pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
     pool.install(|| train_in_pool(cfg))
 }
 
-/// The network `--init` names, as a float network, checked against the run's size. Read
-/// before the data, so that a wrong file is reported at once rather than after minutes of
-/// loading.
+/// The network `--init` names, as a float network of the run's size: the same size, or a
+/// narrower one of the same buckets widened (see [`FloatNet::widen`]). Read before the data,
+/// so that a wrong file is reported at once rather than after minutes of loading.
 fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
     let q = super::load_file(path).map_err(|e| match e {
         // Read errors name the file already.
         e @ NnueError::Io(_) => io::Error::other(e.to_string()),
         e => io::Error::other(format!("{}: {e}", path.display())),
     })?;
-    if (q.hidden(), q.buckets()) != (cfg.hidden, cfg.buckets) {
+    if q.hidden() > cfg.hidden || q.buckets() != cfg.buckets {
         return Err(io::Error::other(format!(
             "{}: H = {} with {} output buckets, but this run is H = {} with {} \
-             (--hidden, --buckets)",
+             (--hidden, --buckets; a network can be widened, not narrowed)",
             path.display(),
             q.hidden(),
             q.buckets(),
@@ -936,7 +962,12 @@ fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
             cfg.buckets
         )));
     }
-    Ok(FloatNet::from_network(&q))
+    let net = FloatNet::from_network(&q);
+    if q.hidden() < cfg.hidden {
+        log::info!("{}: widened from H = {} to {}", path.display(), q.hidden(), cfg.hidden);
+        return Ok(net.widen(cfg.hidden, cfg.seed));
+    }
+    Ok(net)
 }
 
 fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
@@ -1153,6 +1184,37 @@ mod tests {
         gradient_check(8);
     }
 
+    #[test]
+    fn a_widened_network_gives_the_same_output_and_can_learn() {
+        let data = dataset(&synthetic(60, 11));
+        let mut net = FloatNet::random(32, 4, 2);
+        let l = net.layout();
+        net.params[l.w2..l.b2].iter_mut().for_each(|w| *w *= 8.0);
+        net.params[l.b1..l.w2].iter_mut().for_each(|b| *b = 0.3);
+        net.params[l.b2..].iter_mut().for_each(|b| *b = 0.1);
+        let wide = net.widen(96, 9);
+        assert_eq!(wide.hidden(), 96);
+        // The old neurons in their place, the new ones silent: each evaluation is the
+        // narrow network's, up to float rounding of the longer sums.
+        for i in 0..data.len() {
+            let (f, stm) = (data.features(i), data.side_to_move(i));
+            let (a, b) = (net.eval_cp(f, stm), wide.eval_cp(f, stm));
+            assert!((a - b).abs() <= 1e-3 * a.abs().max(1.0), "position {i}: {a} vs {b}");
+        }
+        // The new neurons have input weights (else they could never learn), and a gradient
+        // reaches their output weights.
+        let w = Layout::new(96, 4);
+        let fresh_inputs = (0..INPUTS).flat_map(|f| &wide.params[f * 96 + 32..(f + 1) * 96]);
+        assert!(fresh_inputs.filter(|x| **x != 0.0).count() > INPUTS * 60);
+        let mut worker =
+            Worker { grad: vec![0.0; w.len], acc: [vec![0.0; 96], vec![0.0; 96]], loss: 0.0 };
+        for i in 0..data.len() {
+            wide.train_one(&data, i, DEFAULT_K, 1.0, &mut worker);
+        }
+        let new_out = (0..4).flat_map(|b| &worker.grad[w.out(b) + 32..w.out(b) + 96]);
+        assert!(new_out.filter(|g| g.abs() > 1e-9).count() > 10);
+    }
+
     fn gradient_check(buckets: usize) {
         let data = dataset(&synthetic(40, 3));
         let mut net = FloatNet::random(32, buckets, 5);
@@ -1345,10 +1407,24 @@ mod tests {
         let continued = train(&cont).unwrap();
         let start = continued.validation_loss[0];
         assert!(start < 0.5 * (first + last), "continued run's loss {start}: not from the file");
-        // A file of another size is refused with a message that names it.
+        // A wider run grows the file's network: its first epoch starts near the narrow
+        // network's loss too (new neurons contribute nothing until trained).
         cont.hidden = 64;
+        cont.out = dir.join("wide.nnue");
+        cont.checkpoint = dir.join("wide.ckpt");
+        let widened = train(&cont).unwrap();
+        let start = widened.validation_loss[0];
+        assert!(start < 0.5 * (first + last), "widened run's loss {start}: not from the file");
+        assert_eq!(Network::from_bytes(&std::fs::read(&cont.out).unwrap()).unwrap().hidden(), 64);
+        // Narrowing is refused, and so are other output buckets, naming both sizes.
+        cont.init = Some(dir.join("wide.nnue"));
+        cont.hidden = 32;
         let err = train(&cont).unwrap_err().to_string();
-        assert!(err.contains("H = 32") && err.contains("H = 64"), "{err}");
+        assert!(err.contains("H = 64 with 4") && err.contains("H = 32 with 4"), "{err}");
+        cont.init = Some(cfg.out.clone());
+        cont.buckets = 1;
+        let err = train(&cont).unwrap_err().to_string();
+        assert!(err.contains("H = 32 with 4") && err.contains("H = 32 with 1"), "{err}");
 
         // Quantised against float on held-out positions: every position within 6 standard
         // deviations of the rounding model, plus 1.1 cp for the two integer divisions.
