@@ -1,6 +1,7 @@
-//! Criterion benchmarks of NNUE inference with H = 256 (random weights: speed does not
-//! depend on the values): accumulator refresh, incremental update for a quiet move, a
-//! capture and a drop, and the output layer, on every kernel this CPU has.
+//! Criterion benchmarks of NNUE inference with H = 512, the built-in network's size (random
+//! weights: speed does not depend on the values): accumulator refresh, incremental update
+//! for a quiet move, a capture and a drop, and the output layer, on every kernel this CPU
+//! has.
 //!
 //! Run with `cargo bench --bench nnue`.
 
@@ -11,7 +12,7 @@ use madhouse::core::{Move, Position, Role, Square, Variant};
 use madhouse::nnue::{Accumulator, Kernel, Network, INPUTS, OUTPUT_WEIGHT_MAX};
 use madhouse::rng::Rng;
 
-const HIDDEN: usize = 256;
+const HIDDEN: usize = 512;
 
 /// A crazyhouse middlegame with pieces in both pockets (white to move).
 const FEN: &str = "r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[QNNpp] w KQkq - 0 1";

@@ -964,7 +964,7 @@ fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
     }
     let net = FloatNet::from_network(&q);
     if q.hidden() < cfg.hidden {
-        log::info!("{}: widened from H = {} to {}", path.display(), q.hidden(), cfg.hidden);
+        eprintln!("train: {} widened from H = {} to {}", path.display(), q.hidden(), cfg.hidden);
         return Ok(net.widen(cfg.hidden, cfg.seed));
     }
     Ok(net)
