@@ -100,22 +100,15 @@ fn main() {
             }
         }
         "train" => {
-            let resume = args.iter().any(|a| a == "--resume");
-            let mirror_files = args.iter().any(|a| a == "--mirror-files");
-            let rest: Vec<String> = args[1..]
-                .iter()
-                .filter(|a| *a != "--resume" && *a != "--mirror-files")
-                .cloned()
-                .collect();
-            let flags = Flags::parse(&rest);
+            let flags = Flags::parse(&args[1..]);
             let data = flags.get("data").unwrap_or_else(|| fail("train needs --data FILE"));
             let out = flags.get("out").unwrap_or_else(|| fail("train needs --out FILE"));
             let mut cfg = madhouse::nnue::train::TrainConfig::new(
                 data.split(',').map(Into::into).collect(),
                 out.into(),
             );
-            cfg.resume = resume;
-            cfg.mirror_files = mirror_files;
+            cfg.resume = flags.switch("resume");
+            cfg.mirror_files = flags.switch("mirror-files");
             cfg.hidden = flags.num("hidden", cfg.hidden);
             cfg.buckets = flags.num("buckets", cfg.buckets);
             cfg.epochs = flags.num("epochs", cfg.epochs);
@@ -214,26 +207,40 @@ fn fail(msg: &str) -> ! {
     std::process::exit(2);
 }
 
-/// `--name value` pairs of a subcommand. Each lookup remembers the name it asked for, so
-/// `finish` can refuse whatever the subcommand never read: a misspelt flag must not be
-/// silently ignored, and the names live only where they are read.
+/// `--name value` pairs and `--switch`es of a subcommand. Each lookup remembers the name it
+/// asked for, so `finish` can refuse whatever the subcommand never read: a misspelt flag must
+/// not be silently ignored, and the names live only where they are read. A flag followed by
+/// another flag (or by nothing) has no value; `get` refuses that for a flag that needs one,
+/// and `switch` refuses a value given to a switch.
 struct Flags {
-    pairs: Vec<(String, String)>,
+    /// Name and value, `None` when none followed.
+    pairs: Vec<(String, Option<String>)>,
     read: std::cell::RefCell<Vec<String>>,
 }
 
 impl Flags {
     fn parse(args: &[String]) -> Flags {
         let mut out = Vec::new();
-        let mut it = args.iter();
+        let mut it = args.iter().peekable();
         while let Some(a) = it.next() {
             let Some(name) = a.strip_prefix("--") else {
                 fail(&format!("unexpected argument '{a}'"))
             };
-            let Some(value) = it.next() else { fail(&format!("--{name} needs a value")) };
-            out.push((name.to_string(), value.clone()));
+            let value = it.next_if(|v| !v.starts_with("--")).cloned();
+            out.push((name.to_string(), value));
         }
         Flags { pairs: out, read: Default::default() }
+    }
+
+    /// Was the switch `--name` given? A value after it is refused (it would otherwise be a
+    /// stray argument nobody reads).
+    fn switch(&self, name: &str) -> bool {
+        self.read.borrow_mut().push(name.to_string());
+        match self.pairs.iter().find(|(n, _)| n == name) {
+            None => false,
+            Some((_, None)) => true,
+            Some((_, Some(v))) => fail(&format!("--{name} takes no value (got '{v}')")),
+        }
     }
 
     /// Fails on a flag that no lookup so far asked for. Called once the subcommand has read
@@ -247,7 +254,11 @@ impl Flags {
 
     fn get(&self, name: &str) -> Option<&str> {
         self.read.borrow_mut().push(name.to_string());
-        self.pairs.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        match self.pairs.iter().rev().find(|(n, _)| n == name) {
+            None => None,
+            Some((_, Some(v))) => Some(v),
+            Some((_, None)) => fail(&format!("--{name} needs a value")),
+        }
     }
 
     fn float(&self, name: &str, default: f32) -> f32 {

@@ -344,6 +344,16 @@ fn datagen_appends_resumes_and_replays_the_same_games() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Runs `madhouse ARGS` in the temporary folder: did it succeed, and its stderr.
+fn run_tool(args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_madhouse"))
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 #[test]
 fn command_line_tools_refuse_flags_they_do_not_know() {
     // A misspelt flag must stop the run with its name, not be ignored (a training run that
@@ -359,14 +369,38 @@ fn command_line_tools_refuse_flags_they_do_not_know() {
         &["datagen", "--out", "x.bin", "--openings", "missing.epd", "--seeds", "5"],
     ];
     for args in cases {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_madhouse"))
-            .args(args)
-            .current_dir(std::env::temp_dir())
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
+        let (ok, err) = run_tool(args);
         let flag = args[args.len() - 2];
-        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(!ok, "{args:?} succeeded");
         assert!(err.contains(&format!("unknown flag {flag}")), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn command_line_switches_and_values_are_told_apart() {
+    // `--resume` and `--mirror-files` take no value; every other flag takes one. A switch in
+    // front of a flag must not swallow it, a value after a switch and a flag left without its
+    // value are refused by name, and a file the tool cannot open is named. Each expected
+    // message is what a user needs to mend the command (the 9cb2511 build answered the second
+    // and third with `unexpected argument ...`, reading `--out` as the data file, and the last
+    // without the file's name). Only the file name is expected of an OS error: its wording
+    // differs between systems.
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["train", "--resume", "--data", "missing.bin", "--out", "x.nnue", "--mirror-files"],
+            "missing.bin: ",
+        ),
+        (
+            &["train", "--data", "missing.bin", "--out", "x.nnue", "--mirror-files", "5"],
+            "--mirror-files takes no value",
+        ),
+        (&["train", "--data", "--out", "x.nnue"], "--data needs a value"),
+        (&["datagen", "--out", "x.bin", "--resume"], "unknown flag --resume"),
+        (&["tune", "--data", "missing.txt", "--epochs", "3"], "missing.txt: "),
+    ];
+    for (args, expected) in cases {
+        let (ok, err) = run_tool(args);
+        assert!(!ok, "{args:?} succeeded");
+        assert!(err.contains(expected), "{args:?}: {err}");
     }
 }

@@ -257,7 +257,8 @@ pub fn load_positions<T: Send>(
     variant: Variant,
     f: impl Fn(&Position, f32) -> T + Sync + Send,
 ) -> io::Result<Loaded<T>> {
-    let bytes = std::fs::read(path)?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let limit = if limit == 0 { usize::MAX } else { limit };
     let results: Vec<Option<T>> =
         if bytes.len() >= RECORD_BYTES && decode(&bytes[..RECORD_BYTES]).is_ok() {
