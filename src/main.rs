@@ -30,8 +30,8 @@ Usage:
                  [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
                  [--resume] [--mirror-files] [--init NET]
                                    train an NNUE network on `FEN | score | result` lines
-                                   or datagen records (--init: start from NET's weights;
-                                   a larger --hidden widens NET)
+                                   or datagen records (--init: start from NET's weights
+                                   and size; a larger --hidden widens NET)
   madhouse --help | --version
 
 Logs go to stderr; set RUST_LOG=debug for more.";
@@ -109,6 +109,13 @@ fn main() {
             );
             cfg.resume = flags.switch("resume");
             cfg.mirror_files = flags.switch("mirror-files");
+            cfg.init = flags.get("init").map(Into::into);
+            // The run is the size of the --init network unless --hidden or --buckets say
+            // otherwise (a larger --hidden widens it). An unreadable file keeps the defaults:
+            // training reports it before loading any data.
+            if let Some(net) = cfg.init.as_ref().and_then(|p| madhouse::nnue::load_file(p).ok()) {
+                (cfg.hidden, cfg.buckets) = (net.hidden(), net.buckets());
+            }
             cfg.hidden = flags.num("hidden", cfg.hidden);
             cfg.buckets = flags.num("buckets", cfg.buckets);
             cfg.epochs = flags.num("epochs", cfg.epochs);
@@ -128,7 +135,6 @@ fn main() {
             if let Some(c) = flags.get("checkpoint") {
                 cfg.checkpoint = c.into();
             }
-            cfg.init = flags.get("init").map(Into::into);
             flags.finish();
             if let Err(e) = madhouse::nnue::train::train(&cfg) {
                 fail(&e.to_string());

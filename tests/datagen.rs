@@ -404,3 +404,21 @@ fn command_line_switches_and_values_are_told_apart() {
         assert!(err.contains(expected), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn train_takes_the_size_of_its_init_network() {
+    // `--init` without `--hidden` starts from the file as it is, whatever its size (the
+    // 3518dc7 build refused the built-in H = 512 network: "this run is H = 256"); an explicit
+    // smaller `--hidden` is still refused, as a network cannot be narrowed. The 38 sample
+    // positions are too few to train on, which is the error expected once the sizes agree.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let init = format!("{root}/src/nnue/default.nnue");
+    let data = format!("{root}/tests/data/scored-sample.txt");
+    let embedded = madhouse::nnue::embedded();
+    let smaller = (embedded.hidden() / 2).to_string();
+    let base = ["train", "--data", &data, "--out", "never-written.nnue", "--init", &init];
+    let (ok, err) = run_tool(&base);
+    assert!(!ok && err.contains("too few positions"), "{err}");
+    let (ok, err) = run_tool(&[&base[..], &["--hidden", &smaller]].concat());
+    assert!(!ok && err.contains("can be widened, not narrowed"), "{err}");
+}
