@@ -1,5 +1,5 @@
-//! Criterion benchmarks of NNUE inference with H = 512, the built-in network's size (random
-//! weights: speed does not depend on the values): accumulator refresh, incremental update
+//! Criterion benchmarks of NNUE inference at the built-in network's size (random weights:
+//! speed does not depend on the values): accumulator refresh, incremental update
 //! for a quiet move, a capture and a drop, and the output layer, on every kernel this CPU
 //! has.
 //!
@@ -12,18 +12,19 @@ use madhouse::core::{Move, Position, Role, Square, Variant};
 use madhouse::nnue::{Accumulator, Kernel, Network, INPUTS, OUTPUT_WEIGHT_MAX};
 use madhouse::rng::Rng;
 
-const HIDDEN: usize = 512;
-
 /// A crazyhouse middlegame with pieces in both pockets (white to move).
 const FEN: &str = "r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[QNNpp] w KQkq - 0 1";
 
+/// A random network of the built-in network's hidden size (read from it, so the benchmark
+/// follows whatever network is built in).
 fn network() -> Network {
+    let hidden = madhouse::nnue::embedded().hidden();
     let mut rng = Rng::new(1);
     let mut r = |n: usize, m: i32| -> Vec<i16> {
         (0..n).map(|_| (rng.below(2 * m as usize + 1) as i32 - m) as i16).collect()
     };
-    let (w, b, o) = (r(INPUTS * HIDDEN, 60), r(HIDDEN, 60), r(2 * HIDDEN, OUTPUT_WEIGHT_MAX));
-    Network::new(HIDDEN, w, b, o, vec![0]).expect("valid network")
+    let (w, b, o) = (r(INPUTS * hidden, 60), r(hidden, 60), r(2 * hidden, OUTPUT_WEIGHT_MAX));
+    Network::new(hidden, w, b, o, vec![0]).expect("valid network")
 }
 
 fn sq(name: &str) -> Square {
