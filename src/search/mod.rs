@@ -627,10 +627,13 @@ impl Worker {
     }
 
     /// Puts the solver's mate first among the root moves unless the search already has a
-    /// mate at least as short.
+    /// mate at least as short. The search's mate is the first move's latest score: after an
+    /// aborted iteration that is often the previous iteration's (the first move was not
+    /// searched again in full), and a shorter mate found there must not give way to the
+    /// solver's longer one.
     fn apply_proven(&mut self) {
         let Some(p) = &self.proven else { return };
-        if self.root_moves.first().is_some_and(|rm| rm.score >= p.score) {
+        if self.root_moves.first().is_some_and(|rm| rm.latest(0, 0).0 >= p.score) {
             return;
         }
         let Some(i) = self.root_moves.iter().position(|rm| Some(&rm.mv) == p.pv.first()) else {
@@ -1380,6 +1383,36 @@ mod tests {
         w.prepare(&root, &[], &limits);
         w.iterative_deepening(&root, &shared);
         (w.nodes(), w.root_moves().iter().map(|rm| rm.nodes).collect())
+    }
+
+    /// The solver's mate takes the first place only from a first move whose latest score is
+    /// worse: after an aborted iteration the first move's score is unknown (`-INFINITE`) and
+    /// its previous iteration's mate in 5 must stay ahead of a proven mate in 6 (the build
+    /// before this test put the mate in 6 first and played it, e.g. on the suite's
+    /// sp079-p046 at 300,000 nodes). A proven mate shorter than that still goes first.
+    #[test]
+    fn a_proven_mate_does_not_displace_a_shorter_one_from_an_aborted_iteration() {
+        let fen = "r3kb1r/1pp2npp/2q1pn2/1p1p1P2/2b5/2B1PPP1/PP1BQKPP/n2r3R[np] b kq - 2 28";
+        let root = Position::from_fen(fen, Variant::Crazyhouse).unwrap();
+        let mut w = Worker::new(0);
+        w.prepare(&root, &[], &Limits::default());
+        let mv = |uci: &str| w.root_moves().iter().find(|rm| rm.mv.to_string() == uci).unwrap().mv;
+        let (short, long) = (mv("d1h1"), mv("N@e4"));
+        let first = w.root_moves.iter().position(|rm| rm.mv == short).unwrap();
+        w.root_moves.swap(0, first);
+        // The aborted iteration: nothing searched in full; the last one found mate in 5.
+        for rm in &mut w.root_moves {
+            rm.score = -INFINITE;
+            rm.prev_score = if rm.mv == short { MATE - 9 } else { -INFINITE };
+        }
+        let proven = |plies: i32, m: Move| ProvenMate { pv: vec![m], score: MATE - plies };
+        w.proven = Some(proven(11, long));
+        w.apply_proven();
+        assert_eq!(w.root_moves()[0].mv, short, "the mate in 6 displaced the mate in 5");
+        w.proven = Some(proven(7, long));
+        w.apply_proven();
+        assert_eq!(w.root_moves()[0].mv, long, "a shorter proven mate must go first");
+        assert_eq!(w.root_moves()[0].score, MATE - 7);
     }
 
     /// The root moves' node counts cover exactly the last iteration: a search to depth `d`
