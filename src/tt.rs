@@ -215,6 +215,23 @@ impl TranspositionTable {
         (None, Slot { entry: victim, age })
     }
 
+    /// Asks the CPU to start loading `key`'s cluster into cache, so that the probe of a child
+    /// position, a few hundred nanoseconds later, does not wait for memory: the search calls
+    /// it as soon as it knows the child's key, before the network update. A hint only: no
+    /// effect on results, and a no-op on targets without the instruction here.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let ptr = (self.cluster(key) as *const Cluster).cast::<i8>();
+            // SAFETY: a prefetch never faults and reads nothing into the program; `ptr` points
+            // into this table's live cluster array anyway. SSE is part of every x86-64 CPU.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// What the table holds for `key` (no store to follow).
     #[inline]
     pub fn get(&self, key: u64) -> Option<TtEntry> {

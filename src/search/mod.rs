@@ -880,6 +880,7 @@ impl Worker {
                     + ((eval - beta) / NMP_EVAL_DIVISOR.get()).min(3);
                 let mut child = pos.clone();
                 child.play_null();
+                shared.tt.prefetch(child.key());
                 self.update_acc(shared, ply, pos, &child);
                 self.stack[ply].mv = None;
                 self.stack[ply].pt = None;
@@ -1016,6 +1017,7 @@ impl Worker {
             }
 
             let child = pos.after(m);
+            shared.tt.prefetch(child.key());
             self.update_acc(shared, ply, pos, &child);
             let new_depth = depth - 1 + extension;
             let nodes_before = self.nodes;
@@ -1301,6 +1303,7 @@ impl Worker {
                 }
             }
             let child = pos.after(m);
+            shared.tt.prefetch(child.key());
             self.update_acc(shared, ply, pos, &child);
             self.stack[ply].mv = Some(m);
             self.stack[ply].pt = Some(piece_to(pos, m));
