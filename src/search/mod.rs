@@ -222,6 +222,11 @@ impl RootMove {
             (self.score, depth)
         }
     }
+
+    /// The score of [`RootMove::latest`] alone, where the depth it comes from does not matter.
+    pub fn latest_score(&self) -> i32 {
+        self.latest(0, 0).0
+    }
 }
 
 #[derive(Copy, Clone, Default)]
@@ -633,7 +638,7 @@ impl Worker {
     /// solver's longer one.
     fn apply_proven(&mut self) {
         let Some(p) = &self.proven else { return };
-        if self.root_moves.first().is_some_and(|rm| rm.latest(0, 0).0 >= p.score) {
+        if self.root_moves.first().is_some_and(|rm| rm.latest_score() >= p.score) {
             return;
         }
         let Some(i) = self.root_moves.iter().position(|rm| Some(&rm.mv) == p.pv.first()) else {
