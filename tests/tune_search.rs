@@ -33,6 +33,12 @@ fn option_line<'a>(lines: &'a [String], name: &str) -> Option<Vec<&'a str>> {
     lines.iter().find(|l| l.starts_with(&head)).map(|l| l.split_whitespace().collect())
 }
 
+/// The default a spin option's handshake line announces (`... type spin default V ...`).
+#[cfg(feature = "tune-search")]
+fn spin_default(lines: &[String], name: &str) -> String {
+    option_line(lines, name).expect("a spin option")[6].to_string()
+}
+
 #[cfg(feature = "tune-search")]
 #[test]
 fn tunables_are_options_that_change_the_search() {
@@ -49,8 +55,8 @@ fn tunables_are_options_that_change_the_search() {
             line.and_then(|l| l[step.len()..].parse().ok()).unwrap_or_else(|| e.fail(&step));
         assert!(s > 0);
     }
-    let default = option_line(&lines, PRUNING).unwrap()[6].to_string();
-    let reduction_default = option_line(&lines, REDUCTION).unwrap()[6].to_string();
+    let default = spin_default(&lines, PRUNING);
+    let reduction_default = spin_default(&lines, REDUCTION);
 
     let base = bench(&mut e);
     assert_eq!(bench(&mut e), base, "bench must repeat under the same settings");
