@@ -9,8 +9,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use madhouse::core::perft::perft;
 use madhouse::core::{Position, Variant, START_FEN};
-use madhouse::perft::perft;
 
 /// Named benchmark positions (all from `tests/data/crazyhouse.epd` except the start).
 const POSITIONS: [(&str, &str); 4] = [

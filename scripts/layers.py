@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 """Checks that no module of src/ imports from a layer above it.
 
-Layers, bottom up (README's code layout): core, rng, score, params, progress -> eval, nnue, tt, time ->
-search -> engine -> protocol, with bench, perft, datagen and tune beside protocol. A module may use
-its own layer and those below. params (the one table of tunable search and time constants) is a
-leaf, so that time management reads its constants without reaching into the search. Run by .ci/run; prints each violation and exits 1 if there is one.
+Layers, bottom up (README's code layout): core, rng, score, params -> eval, nnue, tt, time ->
+search -> engine -> bench, protocol -> tools. A module may use its own layer and those below.
+params (the one table of tunable search and time constants) is a leaf, so that time management
+reads its constants without reaching into the search. tools (datagen, train, tune, the data
+reader, progress) is the top room: it drives the engine, and no engine module may import it.
+Run by .ci/run; prints each violation and exits 1 if there is one.
 """
 import pathlib
 import re
 import sys
 
 LAYER = {
-    "core": 0, "rng": 0, "score": 0, "params": 0, "progress": 0,
+    "core": 0, "rng": 0, "score": 0, "params": 0,
     "eval": 1, "nnue": 1, "tt": 1, "time": 1,
     "search": 2,
     "engine": 3,
-    "protocol": 4, "bench": 4, "perft": 4, "tune": 4, "datagen": 4,
+    "bench": 4, "protocol": 4,
+    "tools": 5,
 }
-# perft is a rules tool: it may only use core.
-ALLOWED_BELOW = {"perft": {"core"}}
+# Rooms that may use only some of the layers below them.
+ALLOWED_BELOW: dict[str, set[str]] = {}
 
 def module_of(path: pathlib.Path, src: pathlib.Path) -> str:
     rel = path.relative_to(src)

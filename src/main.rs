@@ -69,14 +69,14 @@ fn main() {
             };
             let fen = if rest.len() > 1 { rest[1..].join(" ") } else { START_FEN.to_string() };
             match Position::from_fen(&fen, variant) {
-                Ok(pos) => madhouse::perft::print_divide(&pos, depth),
+                Ok(pos) => madhouse::core::perft::print_divide(&pos, depth),
                 Err(e) => fail(&e.to_string()),
             }
         }
         "datagen" => datagen(&Flags::parse(&args[1..])),
         "tune" => {
             let flags = Flags::parse(&args[1..]);
-            let cfg = madhouse::tune::TuneConfig {
+            let cfg = madhouse::tools::tune::TuneConfig {
                 data: flags
                     .get("data")
                     .unwrap_or_else(|| fail("tune needs --data FILE"))
@@ -95,7 +95,7 @@ fn main() {
                 k: flags.get("k").map(|r| r.parse().unwrap_or_else(|_| fail("bad --k"))),
             };
             flags.finish();
-            if let Err(e) = madhouse::tune::tune(&cfg) {
+            if let Err(e) = madhouse::tools::tune::tune(&cfg) {
                 fail(&e.to_string());
             }
         }
@@ -103,7 +103,7 @@ fn main() {
             let flags = Flags::parse(&args[1..]);
             let data = flags.get("data").unwrap_or_else(|| fail("train needs --data FILE"));
             let out = flags.get("out").unwrap_or_else(|| fail("train needs --out FILE"));
-            let mut cfg = madhouse::nnue::train::TrainConfig::new(
+            let mut cfg = madhouse::tools::train::TrainConfig::new(
                 data.split(',').map(Into::into).collect(),
                 out.into(),
             );
@@ -125,7 +125,7 @@ fn main() {
             cfg.seed = flags.num("seed", cfg.seed as usize) as u64;
             cfg.lr = flags.float("lr", cfg.lr);
             cfg.lr_end =
-                flags.float("lr-end", cfg.lr * madhouse::nnue::train::DEFAULT_LR_END_FRACTION);
+                flags.float("lr-end", cfg.lr * madhouse::tools::train::DEFAULT_LR_END_FRACTION);
             cfg.lambda = flags.float("lambda", cfg.lambda);
             cfg.k = flags.float("k", cfg.k);
             cfg.validation = flags.float("validation", cfg.validation);
@@ -136,7 +136,7 @@ fn main() {
                 cfg.checkpoint = c.into();
             }
             flags.finish();
-            if let Err(e) = madhouse::nnue::train::train(&cfg) {
+            if let Err(e) = madhouse::tools::train::train(&cfg) {
                 fail(&e.to_string());
             }
         }
@@ -145,7 +145,7 @@ fn main() {
 }
 
 fn datagen(flags: &Flags) {
-    use madhouse::datagen::{self, files};
+    use madhouse::tools::datagen::{self, files};
     use std::io::Write;
     use std::path::Path;
     let variant: Variant =

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 
 use common::{playout, start_positions, Rng};
 use madhouse::core::{Color, Position, Variant};
-use madhouse::datagen::files::{convert_text, load_positions};
-use madhouse::datagen::{
+use madhouse::score::MATE_BOUND;
+use madhouse::tools::data::{DataReader, Skipped};
+use madhouse::tools::datagen::files::convert_text;
+use madhouse::tools::datagen::{
     self, decode, encode, DataError, DatagenConfig, Reader, Sample, SearchLimit, RECORD_BYTES,
 };
-use madhouse::score::MATE_BOUND;
 
 const RESULTS: [f32; 3] = [0.0, 0.5, 1.0];
 
@@ -249,16 +250,24 @@ fn text_lines_convert_to_records() {
     }
     // The output must be new.
     assert!(convert_text(&input, &out, Variant::Crazyhouse).is_err());
-    // The tuner reads the same positions and results from either file.
-    let from_text = load_positions(&input, 0, Variant::Crazyhouse, |p, r| (p.fen(), r)).unwrap();
-    let from_bin = load_positions(&out, 0, Variant::Crazyhouse, |p, r| (p.fen(), r)).unwrap();
-    assert_eq!(from_text.items[..good_lines as usize], from_bin.items[..]);
-    assert_eq!(from_bin.rejected, 0);
-    // The loader reads a file at rest: besides the good lines it takes the three mate-score
-    // lines, the `FEN | result` line and the unterminated last line, and rejects the bad
-    // result and the bad FEN.
-    assert_eq!(from_text.items.len() as u64, good_lines + 5);
-    assert_eq!(from_text.rejected, 2);
+    // The tuner and the trainer read the same positions and results from either file,
+    // through the one reader.
+    let read_all = |path: &Path| {
+        let mut r = DataReader::open(path, Variant::Crazyhouse).unwrap();
+        let mut out = Vec::new();
+        while r.read_chunk(3, &mut out).unwrap() > 0 {}
+        let items: Vec<(String, f32)> = out.iter().map(|l| (l.pos.fen(), l.result)).collect();
+        (items, r.skipped())
+    };
+    let (from_text, text_skipped) = read_all(&input);
+    let (from_bin, bin_skipped) = read_all(&out);
+    assert_eq!(from_text[..good_lines as usize], from_bin[..]);
+    assert_eq!(bin_skipped, Skipped::default());
+    // The reader reads a file at rest: besides the good lines it takes the `FEN | result`
+    // line and the unterminated last line, skips the three mate-score lines (one rule for
+    // records and text) and counts the bad result and the bad FEN as unreadable.
+    assert_eq!(from_text.len() as u64, good_lines + 2);
+    assert_eq!(text_skipped, Skipped { unreadable: 2, mate: 3 });
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -309,7 +309,7 @@ fn perft_divide_depth_2_agrees_with_shakmaty() {
                 .unwrap_or_else(|_| panic!("{fen}: shakmaty rejects {m}"));
             let mut after = shak.clone();
             after.play_unchecked(their_move);
-            let ours = madhouse::perft::perft(&pos.after(m), 1);
+            let ours = madhouse::core::perft::perft(&pos.after(m), 1);
             let theirs = shakmaty::perft(&after, 1);
             assert_eq!(ours, theirs, "{fen} after {m}");
         }

@@ -6,8 +6,8 @@
 //! Cases up to `FAST_LIMIT` nodes run in every `cargo test`; the rest are `#[ignore]`d and run
 //! by `.ci/run` with `--ignored` (release mode), so every count in the file is checked in CI.
 
+use madhouse::core::perft::perft;
 use madhouse::core::{Position, Variant};
-use madhouse::perft::perft;
 
 const SUITE: &str = include_str!("data/crazyhouse.epd");
 const FAST_LIMIT: u64 = 3_000_000;

@@ -9,6 +9,7 @@ pub mod hand;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
+pub mod perft;
 pub mod position;
 pub mod see;
 pub mod types;

@@ -16,7 +16,8 @@
 //! - [`network`]: the quantised network and its file format;
 //! - [`accumulator`]: refresh from scratch and incremental update from a parent position;
 //! - [`simd`]: the integer kernels (AVX2, NEON, scalar), bit-identical on every path;
-//! - [`train`]: the trainer behind `madhouse train`.
+//! - [`data`]: the training-data record format, shared with the tools (the trainer lives
+//!   with the tools, in `src/tools/train/`).
 //!
 //! Entry points for the engine: [`load_file`] (or [`Network::from_bytes`]) to get a network,
 //! [`Accumulator::refresh`] / [`Accumulator::update`] to follow the search, and [`evaluate`]
@@ -27,7 +28,6 @@ pub mod data;
 pub mod features;
 pub mod network;
 pub mod simd;
-pub mod train;
 
 use std::fmt;
 use std::path::Path;

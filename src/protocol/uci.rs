@@ -400,7 +400,7 @@ impl Uci {
             info_string(w);
         }
         if let Some(depth) = perft {
-            return crate::perft::print_divide(self.game.current(), depth);
+            return crate::core::perft::print_divide(self.game.current(), depth);
         }
         if limits.ponder && !self.settings.ponder {
             log::debug!("go ponder without the Ponder option set");

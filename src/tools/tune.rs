@@ -7,16 +7,19 @@
 //!
 //! The positions and results come from `madhouse datagen` record files, or text files with
 //! `<FEN> | <result>` lines (as `scripts/pgn_to_positions.py` writes from other engines'
-//! games); `datagen::files::load_positions` reads both.
+//! games); the one reader of training data ([`crate::tools::data`]) reads both.
 
 use rayon::prelude::*;
 
 use crate::core::{Color, Position, Variant};
-use crate::datagen::files::load_positions;
 use crate::eval::weights::{
     DANGER_CAP, DANGER_DIVISOR, DEFAULT_WEIGHTS, HAND_MADE_WEIGHTS, NUM_WEIGHTS, SECTIONS,
 };
 use crate::eval::{evaluate_with, Tracer};
+use crate::tools::data::DataReader;
+
+/// Positions read and traced per parallel chunk.
+const LOAD_CHUNK: usize = 1 << 16;
 
 /// The features of one position, as the tuner needs them.
 #[derive(Default, Clone)]
@@ -148,12 +151,24 @@ pub struct TuneConfig {
 
 /// Loads and traces the data set.
 fn load(cfg: &TuneConfig) -> std::io::Result<Vec<Features>> {
-    let loaded =
-        load_positions(std::path::Path::new(&cfg.data), cfg.limit, Variant::Crazyhouse, features)?;
-    if loaded.rejected > 0 {
-        eprintln!("tune: {} unreadable positions left out", loaded.rejected);
+    let mut reader = DataReader::open(std::path::Path::new(&cfg.data), Variant::Crazyhouse)?;
+    let limit = if cfg.limit == 0 { usize::MAX } else { cfg.limit };
+    let (mut items, mut chunk) = (Vec::new(), Vec::new());
+    while items.len() < limit {
+        chunk.clear();
+        if reader.read_chunk((limit - items.len()).min(LOAD_CHUNK), &mut chunk)? == 0 {
+            break;
+        }
+        items.par_extend(chunk.par_iter().map(|l| features(&l.pos, l.result)));
     }
-    Ok(loaded.items)
+    let skipped = reader.skipped();
+    if skipped.total() > 0 {
+        eprintln!(
+            "tune: {}: left out {} unreadable positions and {} with a mate score",
+            cfg.data, skipped.unreadable, skipped.mate
+        );
+    }
+    Ok(items)
 }
 
 /// Runs Texel tuning and writes the weights.

@@ -2,9 +2,8 @@
 //!
 //! Each thread plays games against itself with its own single-threaded engine at a fixed
 //! node count or depth, and records quiet positions (see [`is_recordable`]) with the
-//! search's score (white's view) and the game's result in the binary format of [`format`].
-//! [`files`] converts text data, summarises record files and loads positions for the Texel
-//! tuner.
+//! search's score (white's view) and the game's result in the binary record format
+//! ([`crate::nnue::data`]). [`files`] converts text data and summarises record files.
 //!
 //! # Openings
 //!
@@ -43,8 +42,6 @@
 //! is unfinished (it would be cut off as torn).
 
 pub mod files;
-/// The record format, defined beside the trainer that reads it (`nnue::data`).
-pub use crate::nnue::data as format;
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -54,16 +51,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use format::{decode, encode, DataError, Reader, Sample, RECORD_BYTES};
+pub use crate::nnue::data::{decode, encode, DataError, Reader, Sample, RECORD_BYTES};
 
 use crate::core::{Game, Move, Position, Variant};
 use crate::engine::{Engine, SearchRequest, SearchResult};
 use crate::nnue::Network;
-use crate::progress::{format_duration, seconds_left, Meter};
 use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 use crate::search::Silent;
 use crate::time::Limits;
+use crate::tools::progress::{format_duration, seconds_left, Meter};
 
 /// Openings whose first search scores beyond this (centipawns, either side) are redrawn.
 pub const OPENING_MAX_CP: i32 = 300;

@@ -1,6 +1,6 @@
-//! Working with data files: text lines to records (`madhouse datagen --convert-text`), a
-//! summary of a record file (`madhouse datagen --info`), and loading positions with results
-//! for the Texel tuner from either form.
+//! Working with data files: text lines to records (`madhouse datagen --convert-text`) and a
+//! summary of a record file (`madhouse datagen --info`). Training tools read data through
+//! [`crate::tools::data`].
 //!
 //! Text lines are `<FEN> | <score> | <result>` (score in centipawns from white's view,
 //! result `1`, `0.5` or `0` from white's view), as the text-writing datagen of earlier
@@ -12,12 +12,10 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
-use super::format::{
-    decode, encode, game_ply, parse_text_line, DataError, Reader, Sample, RECORD_BYTES,
+use crate::core::{Color, Variant};
+use crate::nnue::data::{
+    encode, game_ply, parse_text_line, DataError, Reader, Sample, RECORD_BYTES,
 };
-use crate::core::{Color, Position, Variant};
 use crate::score::MATE_BOUND;
 
 /// What a conversion did.
@@ -236,52 +234,4 @@ impl fmt::Display for FileInfo {
         )?;
         write!(f, "ply          mean {:.1}, max {}", self.ply_sum as f64 / n, self.max_ply)
     }
-}
-
-/// Positions with results, for tools that fit to game results (the Texel tuner).
-pub struct Loaded<T> {
-    /// One item per readable position, in file order.
-    pub items: Vec<T>,
-    /// Records or lines that could not be read.
-    pub rejected: usize,
-}
-
-/// Loads up to `limit` positions (0: all) with their results from a record file or a text
-/// file (`FEN | score | result` or `FEN | result` lines, positions of `variant`), mapping
-/// each through `f` in parallel. A file whose first record decodes is a record file; text
-/// does not decode (a printable byte 35 sets reserved pocket bits, and the rest of the
-/// checks would have to pass too).
-pub fn load_positions<T: Send>(
-    path: &Path,
-    limit: usize,
-    variant: Variant,
-    f: impl Fn(&Position, f32) -> T + Sync + Send,
-) -> io::Result<Loaded<T>> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    let limit = if limit == 0 { usize::MAX } else { limit };
-    let results: Vec<Option<T>> =
-        if bytes.len() >= RECORD_BYTES && decode(&bytes[..RECORD_BYTES]).is_ok() {
-            bytes
-                .par_chunks_exact(RECORD_BYTES)
-                .take(limit)
-                .map(|r| decode(r).ok().map(|s| f(&s.pos, s.result)))
-                .collect()
-        } else {
-            let text = std::str::from_utf8(&bytes).map_err(|_| {
-                io::Error::other(format!("{}: neither a record file nor text", path.display()))
-            })?;
-            let lines: Vec<&str> = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .take(limit)
-                .collect();
-            lines
-                .par_iter()
-                .map(|l| parse_text_line(l, variant).ok().map(|(pos, _, r)| f(&pos, r)))
-                .collect()
-        };
-    let rejected = results.iter().filter(|r| r.is_none()).count();
-    Ok(Loaded { items: results.into_iter().flatten().collect(), rejected })
 }

@@ -1,6 +1,6 @@
 //! Perft: counting the leaves of the legal move tree, the standard proof of a move generator.
 
-use crate::core::{Move, Position};
+use super::{Move, Position};
 
 /// Number of leaf positions `depth` plies below `pos`. The last ply is counted in bulk.
 pub fn perft(pos: &Position, depth: u32) -> u64 {

@@ -1,0 +1,296 @@
+//! The one reader of training data, used by `madhouse train` and `madhouse tune`.
+//!
+//! Two forms are read:
+//! - record files, the fixed-size binary records `madhouse datagen` writes (layout in
+//!   [`crate::nnue::data`]);
+//! - text files of `<FEN> | <score> | <result>` lines (score in centipawns, result 1, 0.5 or
+//!   0, both from White's view) or `<FEN> | <result>` lines (no score).
+//!
+//! One rule for both: blank lines and lines starting with `#` are not data and are passed
+//! over; a position with a mate score (`|score| >= MATE_BOUND`) is skipped and counted, as is
+//! a record or line that cannot be read (the first few named by file and number on stderr).
+//! A file is a record file when its first record decodes; text never does (a printable byte
+//! 35 sets reserved pocket bits, and the other checks would have to pass too).
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::core::{Position, Variant};
+use crate::nnue::data::{self, Reader, Sample, RECORD_BYTES};
+use crate::score::MATE_BOUND;
+
+/// Unreadable records or lines named on stderr per file; the rest are only counted.
+const BAD_SHOWN: u64 = 5;
+
+/// A position with its game result and, where the data has one, its search score.
+#[derive(Clone, Debug)]
+pub struct Labelled {
+    /// The position.
+    pub pos: Position,
+    /// Search score in centipawns, White's view (`None` for `FEN | result` lines).
+    pub score: Option<i16>,
+    /// Game result from White's view: 1, 0.5 or 0.
+    pub result: f32,
+}
+
+impl Labelled {
+    /// The sample for training, when the position has a score.
+    pub fn scored(self) -> Option<Sample> {
+        let score = self.score?;
+        Some(Sample { pos: self.pos, score, result: self.result })
+    }
+}
+
+/// Records or lines passed over so far.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Records or lines that could not be read.
+    pub unreadable: u64,
+    /// Positions with a mate score.
+    pub mate: u64,
+}
+
+impl Skipped {
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.unreadable + self.mate
+    }
+}
+
+enum Form {
+    Records(Reader<BufReader<File>>),
+    Text { reader: BufReader<File>, lines: Vec<(u64, String)> },
+}
+
+/// An open data file, read in chunks.
+pub struct DataReader {
+    path: PathBuf,
+    variant: Variant,
+    form: Form,
+    /// Records or lines read so far (numbering starts at 1).
+    number: u64,
+    skipped: Skipped,
+}
+
+impl DataReader {
+    /// Opens `path`, a record file or a text file of `variant` positions.
+    pub fn open(path: &Path, variant: Variant) -> io::Result<DataReader> {
+        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        let mut first = [0u8; RECORD_BYTES];
+        let is_records = {
+            let mut f = File::open(path).map_err(named)?;
+            f.read_exact(&mut first).is_ok() && data::decode(&first).is_ok()
+        };
+        let form = if is_records {
+            Form::Records(Reader::open(path).map_err(named)?)
+        } else {
+            let reader = BufReader::new(File::open(path).map_err(named)?);
+            Form::Text { reader, lines: Vec::new() }
+        };
+        Ok(DataReader {
+            path: path.to_path_buf(),
+            variant,
+            form,
+            number: 0,
+            skipped: Skipped::default(),
+        })
+    }
+
+    /// The file read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Is it a record file (else text)?
+    pub fn is_records(&self) -> bool {
+        matches!(self.form, Form::Records(_))
+    }
+
+    /// Records or lines passed over so far.
+    pub fn skipped(&self) -> Skipped {
+        self.skipped
+    }
+
+    fn bad(&mut self, what: &str, number: u64, error: &dyn std::fmt::Display) {
+        self.skipped.unreadable += 1;
+        if self.skipped.unreadable <= BAD_SHOWN {
+            eprintln!("{}: {what} {number}: {error}; skipped", self.path.display());
+        }
+    }
+
+    /// Appends up to `max` more positions to `out`; returns how many, 0 only at the end of
+    /// the file.
+    pub fn read_chunk(&mut self, max: usize, out: &mut Vec<Labelled>) -> io::Result<usize> {
+        let before = out.len();
+        // A batch may be all skipped lines: read on until one gives a position, or the end.
+        while out.len() == before {
+            if self.read_batch(max.max(1), out)? {
+                break;
+            }
+        }
+        Ok(out.len() - before)
+    }
+
+    /// Reads up to `max` records or lines into `out`; returns whether the file ended.
+    fn read_batch(&mut self, max: usize, out: &mut Vec<Labelled>) -> io::Result<bool> {
+        let mut ended = false;
+        match &mut self.form {
+            Form::Records(reader) => {
+                let mut got = Vec::new();
+                while got.len() < max {
+                    match reader.next() {
+                        None => {
+                            ended = true;
+                            break;
+                        }
+                        Some(r) => {
+                            self.number += 1;
+                            got.push((self.number, r));
+                        }
+                    }
+                }
+                for (number, r) in got {
+                    match r {
+                        Ok(s) if (s.score as i32).abs() >= MATE_BOUND => self.skipped.mate += 1,
+                        Ok(s) => out.push(Labelled {
+                            pos: s.pos,
+                            score: Some(s.score),
+                            result: s.result,
+                        }),
+                        Err(data::DataError::Io(e)) => {
+                            return Err(io::Error::new(
+                                e.kind(),
+                                format!("{}: reading record {number}: {e}", self.path.display()),
+                            ))
+                        }
+                        Err(e) => self.bad("record", number, &e),
+                    }
+                }
+            }
+            Form::Text { reader, lines } => {
+                lines.clear();
+                let mut line = String::new();
+                while lines.len() < max {
+                    line.clear();
+                    let n = reader.read_line(&mut line).map_err(|e| {
+                        io::Error::new(
+                            e.kind(),
+                            format!("{}: line {}: {e}", self.path.display(), self.number + 1),
+                        )
+                    })?;
+                    if n == 0 {
+                        ended = true;
+                        break;
+                    }
+                    self.number += 1;
+                    let t = line.trim();
+                    if !t.is_empty() && !t.starts_with('#') {
+                        lines.push((self.number, t.to_string()));
+                    }
+                }
+                let variant = self.variant;
+                let parsed: Vec<(u64, Result<data::TextLine, data::DataError>)> = lines
+                    .par_iter()
+                    .map(|(n, l)| (*n, data::parse_text_line(l, variant)))
+                    .collect();
+                for (number, r) in parsed {
+                    match r {
+                        Ok((_, Some(s), _)) if s.abs() >= MATE_BOUND => self.skipped.mate += 1,
+                        Ok((pos, score, result)) => match score.map(i16::try_from) {
+                            Some(Err(_)) => self.bad("line", number, &"score out of range"),
+                            score => out.push(Labelled {
+                                pos,
+                                score: score.map(|s| s.expect("checked above")),
+                                result,
+                            }),
+                        },
+                        Err(e) => self.bad("line", number, &e),
+                    }
+                }
+            }
+        }
+        Ok(ended)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_and_text_files_read_the_same_samples() {
+        // The same positions written as datagen records and as text lines: the reader
+        // recognises each format and yields equal samples; a mate score is skipped in both;
+        // a comment line is not data.
+        let lines = [
+            "rnbqkb1r/pp3ppp/3ppn2/2p5/3PP3/2Q5/PPP2PPP/RNB1KBNR[] w KQkq - 0 2 | -155 | 0",
+            "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[] w KQkq - 2 3 | 40 | 0.5",
+            "4k3/8/8/8/8/8/8/4K3[QQp] w - - 0 1 | 31900 | 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[Nb] b KQkq - 2 3 | 12 | 1",
+        ];
+        let dir = std::env::temp_dir().join(format!("madhouse-data-src-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (text, records) = (dir.join("d.txt"), dir.join("d.bin"));
+        std::fs::write(&text, format!("# scored positions\n{}", lines.join("\n"))).unwrap();
+        let mut bytes = Vec::new();
+        for l in lines {
+            let (pos, score, result) = data::parse_text_line(l, Variant::Crazyhouse).unwrap();
+            let sample = Sample { pos, score: score.unwrap().clamp(-32000, 32000) as i16, result };
+            bytes.extend_from_slice(&data::encode(&sample).unwrap());
+        }
+        std::fs::write(&records, bytes).unwrap();
+        let read = |path: &Path| {
+            let mut src = DataReader::open(path, Variant::Crazyhouse).unwrap();
+            let mut out = Vec::new();
+            while src.read_chunk(2, &mut out).unwrap() > 0 {}
+            (out, src.skipped())
+        };
+        let (from_text, skipped_text) = read(&text);
+        let (from_records, skipped_records) = read(&records);
+        let one_mate = Skipped { unreadable: 0, mate: 1 };
+        assert_eq!((skipped_text, skipped_records), (one_mate, one_mate));
+        assert_eq!(from_text.len(), 3);
+        assert_eq!(from_records.len(), 3);
+        for (a, b) in from_text.iter().zip(&from_records) {
+            assert_eq!((a.pos.fen(), a.score, a.result), (b.pos.fen(), b.score, b.result));
+        }
+        let want = Position::from_fen(lines[3].split('|').next().unwrap(), Variant::Crazyhouse);
+        assert_eq!(from_records[2].pos.fen(), want.unwrap().fen());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn text_lines_with_and_without_scores_and_bad_ones() {
+        let fen = "r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[QNNpp] b KQkq - 0 1";
+        let dir = std::env::temp_dir().join(format!("madhouse-data-txt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.txt");
+        let text = format!(
+            "{fen} | -155 | 0.5\n\n# comment\n{fen} | 1\n{fen} | -31900 | 0\n{fen} | 12 | 2\n\
+             {fen} | x | 1\n{fen} | 1 | 1 | 1\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        let mut r = DataReader::open(&path, Variant::Crazyhouse).unwrap();
+        assert!(!r.is_records());
+        let mut out = Vec::new();
+        while r.read_chunk(100, &mut out).unwrap() > 0 {}
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[0].score, out[0].result), (Some(-155), 0.5));
+        assert_eq!(out[0].pos.turn(), crate::core::Color::Black);
+        assert_eq!(out[0].pos.hand(crate::core::Color::White).count(crate::core::Role::Knight), 2);
+        assert_eq!((out[1].score, out[1].result), (None, 1.0));
+        assert!(out[1].clone().scored().is_none());
+        assert_eq!(r.skipped(), Skipped { unreadable: 3, mate: 1 });
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_missing_file_is_named() {
+        let path = Path::new("/nonexistent-madhouse-dir/data.bin");
+        let err = DataReader::open(path, Variant::Crazyhouse).err().expect("refused");
+        assert!(err.to_string().contains("nonexistent-madhouse-dir/data.bin"), "{err}");
+    }
+}

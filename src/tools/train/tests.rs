@@ -1,0 +1,337 @@
+//! Tests of the trainer.
+
+use super::dataset::held_out;
+use super::float::Layout;
+use super::*;
+use crate::core::{Color, Position, Role};
+use crate::nnue::data::Sample;
+use crate::nnue::features::{self, INPUTS};
+use crate::nnue::{Network, QA, QB};
+use crate::tools::data::DataReader;
+use std::fs::File;
+use std::io::Write;
+
+/// Positions from random games, scored by a material count defined here (pawn 100,
+/// knight and bishop 300, rook 500, queen 900; pockets count the same), and given the
+/// result the score's sign suggests.
+fn synthetic(n: usize, seed: u64) -> Vec<Sample> {
+    let values = [100, 300, 300, 500, 900, 0];
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut pos = Position::startpos(Variant::Crazyhouse);
+        for _ in 0..80 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.after(rng.pick(moves.as_slice()));
+            let mut score = 0i32;
+            for c in Color::ALL {
+                for r in Role::ALL {
+                    let count = pos.pieces(c, r).count() as i32 + pos.hand(c).count(r) as i32;
+                    score += c.sign() * values[r.index()] * count;
+                }
+            }
+            let result = match score {
+                s if s > 150 => 1.0,
+                s if s < -150 => 0.0,
+                _ => 0.5,
+            };
+            out.push(Sample { pos: pos.clone(), score: score.clamp(-3000, 3000) as i16, result });
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+fn dataset(samples: &[Sample]) -> Dataset {
+    let mut d = Dataset::default();
+    for s in samples {
+        d.push_sample(s);
+    }
+    d
+}
+
+fn sample_loss(net: &FloatNet, data: &Dataset, i: usize) -> f64 {
+    let mut w = Scratch {
+        grad: vec![0.0; net.params.len()],
+        acc: [vec![0.0; net.hidden], vec![0.0; net.hidden]],
+        loss: 0.0,
+    };
+    net.train_one(data, i, DEFAULT_K, 0.5, &mut w);
+    w.loss
+}
+
+#[test]
+fn gradient_matches_finite_differences() {
+    gradient_check(1);
+}
+
+#[test]
+fn gradient_matches_finite_differences_with_output_buckets() {
+    gradient_check(8);
+}
+
+#[test]
+fn a_widened_network_gives_the_same_output_and_can_learn() {
+    let data = dataset(&synthetic(60, 11));
+    let mut net = FloatNet::random(32, 4, 2);
+    let l = net.layout();
+    net.params[l.w2..l.b2].iter_mut().for_each(|w| *w *= 8.0);
+    net.params[l.b1..l.w2].iter_mut().for_each(|b| *b = 0.3);
+    net.params[l.b2..].iter_mut().for_each(|b| *b = 0.1);
+    let wide = net.widen(96, 9);
+    assert_eq!(wide.hidden(), 96);
+    // The old neurons in their place, the new ones silent: each evaluation is the
+    // narrow network's, up to float rounding of the longer sums.
+    for i in 0..data.len() {
+        let (f, stm) = (data.features(i), data.side_to_move(i));
+        let (a, b) = (net.eval_cp(f, stm), wide.eval_cp(f, stm));
+        assert!((a - b).abs() <= 1e-3 * a.abs().max(1.0), "position {i}: {a} vs {b}");
+    }
+    // The new neurons have input weights (else they could never learn), and a gradient
+    // reaches their output weights.
+    let w = Layout::new(96, 4);
+    let fresh_inputs = (0..INPUTS).flat_map(|f| &wide.params[f * 96 + 32..(f + 1) * 96]);
+    assert!(fresh_inputs.filter(|x| **x != 0.0).count() > INPUTS * 60);
+    let mut worker =
+        Scratch { grad: vec![0.0; w.len], acc: [vec![0.0; 96], vec![0.0; 96]], loss: 0.0 };
+    for i in 0..data.len() {
+        wide.train_one(&data, i, DEFAULT_K, 1.0, &mut worker);
+    }
+    let new_out = (0..4).flat_map(|b| &worker.grad[w.out(b) + 32..w.out(b) + 96]);
+    assert!(new_out.filter(|g| g.abs() > 1e-9).count() > 10);
+}
+
+fn gradient_check(buckets: usize) {
+    let data = dataset(&synthetic(40, 3));
+    let mut net = FloatNet::random(32, buckets, 5);
+    // Larger output weights than at initialisation make every gradient sizeable.
+    let l = net.layout();
+    for p in &mut net.params[l.w2..l.b2] {
+        *p *= 8.0;
+    }
+    net.params[l.b1..l.w2].iter_mut().for_each(|b| *b = 0.3);
+    let mut checked = 0;
+    for i in [1usize, 7, 20, 33] {
+        let mut w = Scratch {
+            grad: vec![0.0; net.params.len()],
+            acc: [vec![0.0; 32], vec![0.0; 32]],
+            loss: 0.0,
+        };
+        net.train_one(&data, i, DEFAULT_K, 0.5, &mut w);
+        // One weight of an active feature of each perspective, a bias, output weights of
+        // both halves, the output bias.
+        let f = data.features(i)[3] as usize;
+        let fm = features::mirror(f);
+        // The position's own output bucket, and another one, which gets no gradient.
+        let b = net.bucket(data.features(i));
+        let (o, other) = (l.out(b), l.out((b + 1) % buckets));
+        let candidates =
+            [f * 32 + 5, fm * 32 + 9, l.b1 + 4, o + 2, o + 32 + 7, l.b2 + b, other + 3];
+        for &at in &candidates {
+            let eps = 1e-3;
+            let mut plus = net.clone();
+            plus.params[at] += eps;
+            let mut minus = net.clone();
+            minus.params[at] -= eps;
+            let numeric =
+                (sample_loss(&plus, &data, i) - sample_loss(&minus, &data, i)) / (2.0 * eps as f64);
+            let analytic = w.grad[at] as f64;
+            if numeric.abs() < 1e-6 && analytic.abs() < 1e-6 {
+                continue;
+            }
+            assert!(
+                (numeric - analytic).abs() <= 0.02 * numeric.abs().max(analytic.abs()) + 1e-6,
+                "sample {i} param {at}: numeric {numeric}, analytic {analytic}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "only {checked} non-zero gradients checked");
+}
+
+fn small_config(dir: &Path, data: &Path) -> TrainConfig {
+    let mut cfg = TrainConfig::new(vec![data.to_path_buf()], dir.join("net.nnue"));
+    cfg.hidden = 32;
+    // Several output buckets, so that the quantised network's choice of bucket (from
+    // the accumulator) is checked against the trainer's (from the features).
+    cfg.buckets = 4;
+    cfg.epochs = 4;
+    cfg.batch = 256;
+    cfg.lr = 0.01;
+    cfg.lr_end = 0.001;
+    cfg.validation = 0.1;
+    cfg.threads = 2;
+    cfg
+}
+
+fn write_text(path: &Path, samples: &[Sample]) {
+    let mut f = std::io::BufWriter::new(File::create(path).unwrap());
+    for s in samples {
+        writeln!(f, "{} | {} | {}", s.pos.fen(), s.score, s.result).unwrap();
+    }
+    // Lines the reader must skip: a mate score, an unreadable FEN, a missing field.
+    writeln!(f, "{} | 32000 | 1", Position::startpos(Variant::Crazyhouse).fen()).unwrap();
+    writeln!(f, "not a fen | 10 | 0.5").unwrap();
+    writeln!(f, "{} | 10", Position::startpos(Variant::Crazyhouse).fen()).unwrap();
+}
+
+#[test]
+fn a_network_file_reads_back_as_the_float_network_it_stands_for() {
+    // Weights large enough that every integer range is used (output weights clip).
+    let mut float = FloatNet::random(32, 3, 5);
+    for p in &mut float.params {
+        *p *= 40.0;
+    }
+    let q = float.quantise().unwrap();
+    let back = FloatNet::from_network(&q);
+    assert_eq!((back.hidden, back.buckets), (32, 3));
+    assert_eq!(back.quantise().unwrap().to_bytes(), q.to_bytes());
+    // Each parameter moved by at most half a quantisation step, or was clipped.
+    let l = back.layout();
+    for (i, (&a, &b)) in float.params.iter().zip(&back.params).enumerate() {
+        let step = if i < l.w2 {
+            1.0 / QA as f32
+        } else if i < l.b2 {
+            1.0 / QB as f32
+        } else {
+            1.0 / (QA * QB) as f32
+        };
+        let clipped = if i < l.w2 { a.abs() >= FT_CLIP } else { i < l.b2 && a.abs() >= OUT_CLIP };
+        assert!(clipped || (a - b).abs() <= 0.5 * step + 1e-6, "param {i}: {a} -> {b}");
+    }
+}
+
+#[test]
+fn validation_holds_out_whole_blocks_of_consecutive_positions() {
+    // Whole blocks (so whole games, but at the edges) are held out, at about the fraction
+    // asked for.
+    let n = 2000 * VALIDATION_BLOCK;
+    let held: Vec<bool> = (0..n).map(|i| held_out(i, 0.1, 7)).collect();
+    for block in held.chunks(VALIDATION_BLOCK as usize) {
+        assert!(block.iter().all(|&h| h == block[0]), "a block is split");
+    }
+    let fraction = held.iter().filter(|&&h| h).count() as f64 / n as f64;
+    assert!((0.08..0.12).contains(&fraction), "held out {fraction}");
+}
+
+#[test]
+fn trains_resumes_and_quantises_within_rounding() {
+    let dir = std::env::temp_dir().join(format!("madhouse-train-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data_path = dir.join("data.txt");
+    write_text(&data_path, &synthetic(6000, 11));
+
+    // Straight run.
+    let cfg = small_config(&dir, &data_path);
+    let report = train(&cfg).unwrap();
+    assert_eq!(report.train_positions + report.validation_positions, 6000);
+    let first = report.validation_loss[0];
+    let last = *report.validation_loss.last().unwrap();
+    assert!(last < 0.7 * first, "validation loss {first} -> {last}: not learning");
+    let straight = std::fs::read(&cfg.out).unwrap();
+
+    // Two epochs, then resume for the other two: the same network.
+    let mut half = small_config(&dir, &data_path);
+    half.out = dir.join("half.nnue");
+    half.checkpoint = dir.join("half.ckpt");
+    // Run the first two of the four epochs by hand (the schedule depends on the total).
+    let mut sources = vec![DataReader::open(&data_path, Variant::Crazyhouse).unwrap()];
+    let (tr, _) = load(&mut sources, 0, half.validation, half.seed, false).unwrap();
+    let mut net = FloatNet::random(32, half.buckets, half.seed);
+    let len = net.params.len();
+    let mut opt = Optimiser::new(len);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        let mut workers: Vec<Scratch> = (0..2)
+            .map(|_| Scratch {
+                grad: vec![0.0; len],
+                acc: [vec![0.0; 32], vec![0.0; 32]],
+                loss: 0.0,
+            })
+            .collect();
+        for e in 0..2 {
+            epoch(
+                &mut net,
+                &mut opt,
+                &mut workers,
+                &tr,
+                &half,
+                e,
+                &mut Meter::with_terminal(false),
+            );
+        }
+    });
+    save_checkpoint(&half.checkpoint, &net, &opt, 2).unwrap();
+    half.resume = true;
+    let resumed = train(&half).unwrap();
+    assert_eq!(resumed.validation_loss.len(), 2);
+    assert_eq!(std::fs::read(&half.out).unwrap(), straight, "resumed run differs");
+
+    // Continuing from the written network: the first epoch starts where the run ended,
+    // not from scratch (a tenth of the rate, one epoch).
+    let mut cont = small_config(&dir, &data_path);
+    cont.out = dir.join("cont.nnue");
+    cont.checkpoint = dir.join("cont.ckpt");
+    cont.init = Some(cfg.out.clone());
+    cont.epochs = 1;
+    cont.lr = 0.001;
+    cont.lr_end = 0.0001;
+    let continued = train(&cont).unwrap();
+    let start = continued.validation_loss[0];
+    assert!(start < 0.5 * (first + last), "continued run's loss {start}: not from the file");
+    // A wider run grows the file's network: its first epoch starts near the narrow
+    // network's loss too (new neurons contribute nothing until trained).
+    cont.hidden = 64;
+    cont.out = dir.join("wide.nnue");
+    cont.checkpoint = dir.join("wide.ckpt");
+    let widened = train(&cont).unwrap();
+    let start = widened.validation_loss[0];
+    assert!(start < 0.5 * (first + last), "widened run's loss {start}: not from the file");
+    assert_eq!(Network::from_bytes(&std::fs::read(&cont.out).unwrap()).unwrap().hidden(), 64);
+    // Narrowing is refused, and so are other output buckets, naming both sizes.
+    cont.init = Some(dir.join("wide.nnue"));
+    cont.hidden = 32;
+    let err = train(&cont).unwrap_err().to_string();
+    assert!(err.contains("H = 64 with 4") && err.contains("H = 32 with 4"), "{err}");
+    cont.init = Some(cfg.out.clone());
+    cont.buckets = 1;
+    let err = train(&cont).unwrap_err().to_string();
+    assert!(err.contains("H = 32 with 4") && err.contains("H = 32 with 1"), "{err}");
+
+    // Quantised against float on held-out positions: every position within 6 standard
+    // deviations of the rounding model, plus 1.1 cp for the two integer divisions.
+    let float = load_checkpoint(&cfg.checkpoint, 32, cfg.buckets).unwrap().0;
+    let q = Network::from_bytes(&straight).unwrap();
+    let samples = synthetic(500, 99);
+    let check = dataset(&samples);
+    let mut worst_ratio: f64 = 0.0;
+    let mut acc = Box::new(crate::nnue::Accumulator::new());
+    let mut from_pos = Box::new(crate::nnue::Accumulator::new());
+    for (i, sample) in samples.iter().enumerate() {
+        let feats = check.features(i);
+        let stm = check.side_to_move(i);
+        let bound = 6.0 * rounding_sigma_cp(&float, feats, stm) + 1.1;
+        acc.refresh_from_features(&q, feats);
+        // The stored features give the accumulator the position itself gives.
+        from_pos.refresh(&q, &sample.pos);
+        for c in Color::ALL {
+            assert_eq!(acc.values(c)[..32], from_pos.values(c)[..32]);
+        }
+        assert_eq!(acc.board_pieces(), sample.pos.occupied().count() as usize);
+        assert_eq!(from_pos.board_pieces(), sample.pos.occupied().count() as usize);
+        let diff = (q.evaluate(&acc, stm) as f64 - float.eval_cp(feats, stm) as f64).abs();
+        assert!(diff <= bound, "position {i}: |{diff}| > {bound}");
+        worst_ratio = worst_ratio.max(diff / bound);
+    }
+    // The float net is not trivial (the check above would pass for a zero network).
+    let spread: f64 = (0..check.len())
+        .map(|i| float.eval_cp(check.features(i), check.side_to_move(i)).abs() as f64)
+        .sum::<f64>()
+        / check.len() as f64;
+    assert!(spread > 50.0, "mean |eval| {spread} cp: the network learned nothing");
+    eprintln!("quantisation: worst diff/bound {worst_ratio:.2}, mean |eval| {spread:.0} cp");
+    std::fs::remove_dir_all(&dir).ok();
+}
