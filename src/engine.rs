@@ -5,14 +5,14 @@
 //! search runs on its own threads (lazy SMP: `Threads` workers sharing the transposition
 //! table), so the protocol keeps reading input and can `stop` or `ponderhit` at any time.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::core::Position;
 use crate::nnue::Network;
-use crate::search::skill::{Skill, StrengthOptions};
+use crate::search::skill::StrengthOptions;
 pub use crate::search::smp::SearchResult;
 use crate::search::smp::{self, SEARCH_STACK};
 use crate::search::{Reporter, Shared, Worker};
@@ -93,8 +93,12 @@ pub struct Engine {
     running: Option<Running>,
     /// A hash size set during a search, applied when it ends.
     pending_hash_mb: Option<usize>,
-    /// The network searches evaluate with; `None`: the hand-written evaluation.
-    net: Option<Arc<Network>>,
+    /// The evaluation changed during a search: forget what was learned when it ends.
+    pending_clear: bool,
+    /// The network (`EvalFile`: the built-in one unless another was loaded).
+    net: Arc<Network>,
+    /// Do searches evaluate with `net` (`Use NNUE`), else with the hand-written evaluation?
+    use_net: bool,
 }
 
 impl Default for Engine {
@@ -112,7 +116,9 @@ impl Engine {
             options: EngineOptions::default(),
             running: None,
             pending_hash_mb: None,
-            net: DEFAULT_USE_NNUE.then(crate::nnue::embedded),
+            pending_clear: false,
+            net: crate::nnue::embedded(),
+            use_net: DEFAULT_USE_NNUE,
         }
     }
 
@@ -131,6 +137,9 @@ impl Engine {
     }
 
     fn apply_pending(&mut self) {
+        if std::mem::take(&mut self.pending_clear) {
+            self.forget();
+        }
         if let Some(mb) = self.pending_hash_mb.take() {
             if self.tt.size_mb() != mb {
                 // Drop the old table before allocating the new one, to bound peak memory.
@@ -145,15 +154,47 @@ impl Engine {
         self.tt.size_mb()
     }
 
-    /// Sets the evaluation of the next searches: a network, or `None` for the hand-written
-    /// evaluation. A running search keeps the one it started with.
-    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
-        self.net = net;
+    /// Sets the network (`EvalFile`), used by the next searches while the network is on.
+    /// What the searches learned with the old evaluation is forgotten (see
+    /// [`Engine::use_network`]).
+    pub fn set_network(&mut self, net: Arc<Network>) {
+        if !Arc::ptr_eq(&self.net, &net) {
+            self.net = net;
+            if self.use_net {
+                self.evaluation_changed();
+            }
+        }
     }
 
-    /// The network searches evaluate with, if any.
-    pub fn network(&self) -> Option<&Arc<Network>> {
-        self.net.as_ref()
+    /// Evaluates the next searches with the network (`true`, `Use NNUE`) or the hand-written
+    /// evaluation. A running search keeps the evaluation it started with.
+    ///
+    /// A change starts the search state afresh, as a new game does: the table's scores and
+    /// static evaluations, and the histories, came from the other evaluation, whose scale and
+    /// judgement differ, and would be shown and trusted as this one's.
+    pub fn use_network(&mut self, on: bool) {
+        if self.use_net != on {
+            self.use_net = on;
+            self.evaluation_changed();
+        }
+    }
+
+    /// The network loaded (used by searches only while [`Engine::uses_network`]).
+    pub fn network(&self) -> &Arc<Network> {
+        &self.net
+    }
+
+    /// Do searches evaluate with the network?
+    pub fn uses_network(&self) -> bool {
+        self.use_net
+    }
+
+    /// Forgets the search state now when idle, else when the running search ends.
+    fn evaluation_changed(&mut self) {
+        self.pending_clear = true;
+        if !self.is_searching() {
+            self.wait();
+        }
     }
 
     /// Sets the number of search threads, used from the next search on.
@@ -164,6 +205,11 @@ impl Engine {
     /// Forgets everything learned: hash table and histories (new game).
     pub fn clear(&mut self) {
         self.wait();
+        self.forget();
+    }
+
+    /// Empties the table and the workers' histories (no search is running).
+    fn forget(&mut self) {
         self.tt.clear();
         for w in &mut self.workers {
             w.clear();
@@ -210,20 +256,6 @@ impl Engine {
         self.apply_pending();
     }
 
-    /// The strength limit of a search with `limits`: none at full strength or for analysis.
-    /// Its seed is `Skill Seed`, or a fresh one for every search when that is 0.
-    fn skill_for(&self, limits: &Limits) -> Option<Skill> {
-        if limits.is_analysis() {
-            return None;
-        }
-        let level = self.options.strength.level()?;
-        let seed = match self.options.strength.seed {
-            0 => fresh_seed(),
-            s => s,
-        };
-        Some(Skill::new(level, seed))
-    }
-
     /// Starts searching `req`. Progress goes to `reporter`; the result to `on_done`, called
     /// on the search thread once the search is over (for `infinite` and ponder searches,
     /// only after `stop` or `ponderhit`).
@@ -238,13 +270,10 @@ impl Engine {
         on_done: Box<dyn FnOnce(SearchResult) + Send>,
     ) {
         self.wait();
-        let skill = self.skill_for(&req.limits);
-        if let Some(s) = &skill {
-            s.limit(&mut req.limits);
-        }
+        let skill = self.options.strength.for_search(&mut req.limits);
         let threads = if skill.is_some() { 1 } else { self.options.threads.max(1) };
         let multipv = self.options.multipv;
-        let searched_multipv = skill.map_or(multipv, |s| multipv.max(s.params().candidates));
+        let searched_multipv = skill.map_or(multipv, |s| s.searched_multipv(multipv));
         let mut workers = std::mem::take(&mut self.workers);
         workers.truncate(threads);
         while workers.len() < threads {
@@ -258,12 +287,10 @@ impl Engine {
             self.options.move_overhead_ms,
             searched_multipv,
             reporter,
-            self.net.clone(),
+            self.use_net.then(|| self.net.clone()),
         );
         if let Some(s) = skill {
-            shared.budget = shared.budget.share(s.params().time_permille);
-            shared.shown_multipv = multipv.max(1);
-            shared.skill = Some(s);
+            s.shape(&mut shared, multipv);
         }
         let shared = Arc::new(shared);
         let halted = Arc::new(AtomicBool::new(false));
@@ -289,17 +316,6 @@ impl Engine {
         // `wait` returned, so the search thread ended normally, and it always delivers.
         rx.recv().expect("a finished search delivers its result")
     }
-}
-
-/// A seed for a search under `Skill Seed` 0: the clock's nanoseconds and a counter, so that
-/// two searches in the same nanosecond still differ.
-fn fresh_seed() -> u64 {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    (nanos ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)).max(1)
 }
 
 fn run_search(

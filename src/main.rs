@@ -1,6 +1,7 @@
 //! The `madhouse` binary: command-line tools (`bench`, `perft`, `datagen`, `tune`, `train`,
 //! `--help`, `--version`) or, without arguments, the UCI/XBoard protocol loop on stdin/stdout.
 
+use madhouse::core::variant::UnknownVariant;
 use madhouse::core::{Position, Variant, START_FEN};
 use madhouse::ENGINE_NAME;
 
@@ -60,7 +61,7 @@ fn main() {
             let mut variant = Variant::Crazyhouse;
             if let Some(i) = rest.iter().position(|&a| a == "--variant") {
                 let v = rest.get(i + 1).copied().unwrap_or("");
-                variant = v.parse().unwrap_or_else(|e: String| fail(&e));
+                variant = v.parse().unwrap_or_else(|e: UnknownVariant| fail(&e.to_string()));
                 rest.drain(i..(i + 2).min(rest.len()));
             }
             let depth = match rest.first().map(|d| d.parse::<u32>()) {
@@ -130,7 +131,7 @@ fn main() {
             cfg.k = flags.float("k", cfg.k);
             cfg.validation = flags.float("validation", cfg.validation);
             if let Some(v) = flags.get("variant") {
-                cfg.variant = v.parse().unwrap_or_else(|e: String| fail(&e));
+                cfg.variant = v.parse().unwrap_or_else(|e: UnknownVariant| fail(&e.to_string()));
             }
             if let Some(c) = flags.get("checkpoint") {
                 cfg.checkpoint = c.into();
@@ -148,8 +149,11 @@ fn datagen(flags: &Flags) {
     use madhouse::tools::datagen::{self, files};
     use std::io::Write;
     use std::path::Path;
-    let variant: Variant =
-        flags.get("variant").unwrap_or("crazyhouse").parse().unwrap_or_else(|e: String| fail(&e));
+    let variant: Variant = flags
+        .get("variant")
+        .unwrap_or("crazyhouse")
+        .parse()
+        .unwrap_or_else(|e: UnknownVariant| fail(&e.to_string()));
     if let Some(path) = flags.get("info") {
         flags.finish();
         match files::info(Path::new(path)) {

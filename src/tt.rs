@@ -70,14 +70,14 @@ pub struct TtEntry {
 }
 
 #[derive(Default)]
-struct Entry {
+struct PackedEntry {
     key_xor_data: AtomicU64,
     data: AtomicU64,
 }
 
 #[repr(align(64))]
 #[derive(Default)]
-struct Cluster([Entry; 4]);
+struct Cluster([PackedEntry; 4]);
 
 const AGE_BITS: u64 = 5;
 const AGE_MASK: u8 = (1 << AGE_BITS) - 1;
@@ -86,7 +86,7 @@ const DEPTH_OFFSET: i32 = 8;
 
 /// Where a store for a probed key goes (see [`TranspositionTable::probe`]).
 pub struct Slot<'a> {
-    entry: &'a Entry,
+    entry: &'a PackedEntry,
     age: u8,
 }
 

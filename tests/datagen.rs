@@ -12,7 +12,7 @@ use madhouse::score::MATE_BOUND;
 use madhouse::tools::data::{DataReader, Skipped};
 use madhouse::tools::datagen::files::convert_text;
 use madhouse::tools::datagen::{
-    self, decode, encode, DataError, DatagenConfig, Reader, Sample, SearchLimit, RECORD_BYTES,
+    self, decode, encode, DataError, DatagenConfig, RecordReader, Sample, SearchLimit, RECORD_BYTES,
 };
 
 const RESULTS: [f32; 3] = [0.0, 0.5, 1.0];
@@ -206,7 +206,7 @@ fn reader_streams_records_skips_corrupt_ones_and_reports_a_torn_tail() {
     let dir = temp_dir("reader");
     let path = dir.join("r.bin");
     std::fs::write(&path, &bytes).unwrap();
-    let read: Vec<_> = Reader::open(&path).unwrap().collect();
+    let read: Vec<_> = RecordReader::open(&path).unwrap().collect();
     assert_eq!(read.len(), samples.len() + 1);
     for (i, (r, s)) in read.iter().zip(&samples).enumerate() {
         match r {
@@ -240,7 +240,7 @@ fn text_lines_convert_to_records() {
     let s = convert_text(&input, &out, Variant::Crazyhouse).unwrap();
     assert_eq!((s.lines, s.written, s.mate_scores, s.bad), (good_lines + 6, good_lines, 3, 3));
     assert!(s.partial_last_line);
-    let read: Vec<Sample> = Reader::open(&out).unwrap().map(Result::unwrap).collect();
+    let read: Vec<Sample> = RecordReader::open(&out).unwrap().map(Result::unwrap).collect();
     assert_eq!(read.len() as u64, good_lines);
     for (line, sample) in SAMPLE_TEXT.lines().zip(&read) {
         let fields: Vec<&str> = line.split(" | ").collect();
@@ -318,7 +318,7 @@ fn datagen_appends_resumes_and_replays_the_same_games() {
     assert_eq!(summary.games + summary.skipped_games, 5);
     assert_eq!(whole.len() as u64, summary.positions * RECORD_BYTES as u64);
     assert!(summary.positions > 20);
-    for r in Reader::open(&a).unwrap() {
+    for r in RecordReader::open(&a).unwrap() {
         let s = r.unwrap();
         assert!(!s.pos.in_check());
         assert!((s.score as i32).abs() < MATE_BOUND);

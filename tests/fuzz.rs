@@ -454,7 +454,8 @@ fn check_uci_stdout(lines: &mut dyn Iterator<Item = String>) -> Result<String, S
      -> Result<(), String> {
         if let Some(rest) = l.strip_prefix(GO_MARK) {
             let (v, fen) = rest.split_once(' ').ok_or("bad go marker")?;
-            let v: Variant = v.parse()?;
+            let v: Variant =
+                v.parse().map_err(|e: madhouse::core::variant::UnknownVariant| e.to_string())?;
             let pos = Position::from_fen(fen, v).map_err(|e| e.to_string())?;
             *pending = Some(Pending { pos, refused: false, perft: false, answered: false });
         } else if l == END_MARK {

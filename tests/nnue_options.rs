@@ -88,12 +88,23 @@ fn eval_file_over_uci() {
     let last = out.last_scored().map(|l| l.raw.clone()).unwrap_or_default();
     e.check(last.contains("score cp -100 "), &format!("search score: {last}"));
 
+    // Another network (200 cp): the next search scores with it, not with the first one's
+    // evaluations left in the hash table (the build before the switch started afresh kept
+    // them and reported -100 again).
+    let other = constant_network(&dir, 200);
+    e.send(&format!("setoption name EvalFile value {}", other.display()));
+    e.sync();
+    let out = e.go("go depth 1", Duration::from_secs(20));
+    let last = out.last_scored().map(|l| l.raw.clone()).unwrap_or_default();
+    e.check(last.contains("score cp -200 "), &format!("after a new EvalFile: {last}"));
+
+    // The hand-written evaluation: neither network's score comes back from the table.
     e.send("setoption name Use NNUE value false");
     let out = e.go("go depth 1", Duration::from_secs(20));
     let last = out.last_scored().map(|l| l.raw.clone()).unwrap_or_default();
     e.check(
-        !last.is_empty() && !last.contains("score cp 100"),
-        "Use NNUE false still uses the network",
+        !last.is_empty() && !last.contains("score cp -200 ") && !last.contains("score cp -100 "),
+        &format!("Use NNUE false still scores with the network: {last}"),
     );
 
     e.send("setoption name EvalFile value <internal>");

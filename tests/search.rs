@@ -260,7 +260,7 @@ fn repetition_is_a_draw() {
     // The hand-written evaluation, whose material count the 300 cp below speaks of: the
     // network, trained on crazyhouse middlegames, rates this rare pocketless endgame lower
     // (about +180 at depth 6). The repetition rule is the same for both evaluations.
-    engine.set_network(None);
+    engine.use_network(false);
     let req = SearchRequest {
         root: root.clone(),
         history: vec![repeated, 1, 2],
@@ -291,7 +291,7 @@ fn an_aborted_iteration_never_revives_an_older_best_move() {
     for network in [false, true] {
         let mut engine = Engine::new();
         if !network {
-            engine.set_network(None);
+            engine.use_network(false);
         }
         for nodes in (200..=6_000).step_by(100) {
             engine.clear();

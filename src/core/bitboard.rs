@@ -24,12 +24,6 @@ impl Bitboard {
     pub const RANK_8: Bitboard = Bitboard(0xff << 56);
     /// The first and eighth ranks.
     pub const BACK_RANKS: Bitboard = Bitboard(0xff | (0xff << 56));
-    /// The four corner squares.
-    pub const CORNERS: Bitboard = Bitboard(0x8100_0000_0000_0081);
-    /// Light squares.
-    pub const LIGHT: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
-    /// Dark squares.
-    pub const DARK: Bitboard = Bitboard(!0x55aa_55aa_55aa_55aa);
 
     /// The set holding one square.
     #[inline]

@@ -25,4 +25,4 @@ pub use moves::{Move, MoveKind, MoveList, MAX_MOVES};
 pub use notation::MoveError;
 pub use position::{CastlingRights, Position, PositionError, Setup, START_FEN};
 pub use types::{Color, File, Piece, Rank, Role, Square};
-pub use variant::Variant;
+pub use variant::{UnknownVariant, Variant};

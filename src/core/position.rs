@@ -279,20 +279,6 @@ impl Position {
         Ok(pos)
     }
 
-    /// The setup this position was built from (canonical form).
-    pub fn to_setup(&self) -> Setup {
-        Setup {
-            board: self.board,
-            promoted: self.promoted,
-            hands: self.hands,
-            turn: self.turn,
-            castling: self.castling,
-            ep_square: self.ep_square,
-            halfmoves: self.halfmoves,
-            fullmoves: self.fullmoves,
-        }
-    }
-
     fn ep_is_plausible(&self, ep: Square) -> bool {
         let them = self.turn.flip();
         if ep.rank() != Rank::new(2).relative_to(them) {
@@ -727,18 +713,6 @@ impl Position {
         Ok(())
     }
 
-    /// The piece a capture on `sq` would put in the captor's pocket (a promoted piece returns
-    /// as a pawn in crazyhouse).
-    #[inline]
-    pub fn capture_value_role(&self, sq: Square) -> Option<Role> {
-        let p = self.board[sq.index()]?;
-        if self.promoted.contains(sq) && !self.variant.drop_loop() {
-            Some(Role::Pawn)
-        } else {
-            Some(p.role())
-        }
-    }
-
     /// Does `m` capture something?
     #[inline]
     pub fn is_capture(&self, m: Move) -> bool {
@@ -803,17 +777,6 @@ impl Position {
     #[inline]
     pub fn non_pawn_pieces(&self, color: Color) -> Bitboard {
         self.us(color) & !self.by_role[Role::Pawn.index()] & !self.by_role[Role::King.index()]
-    }
-
-    /// Rook and bishop attacks from a square, for callers outside this module that need a
-    /// slider lookup with this position's occupancy.
-    #[inline]
-    pub fn slider_attacks(&self, role: Role, sq: Square) -> Bitboard {
-        match role {
-            Role::Bishop => bishop_attacks(sq, self.occupied()),
-            Role::Rook => rook_attacks(sq, self.occupied()),
-            _ => queen_attacks(sq, self.occupied()),
-        }
     }
 }
 

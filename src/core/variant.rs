@@ -56,16 +56,28 @@ impl fmt::Display for Variant {
     }
 }
 
+/// A variant name Madhouse does not play (the name as given, lowercased).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownVariant(pub String);
+
+impl fmt::Display for UnknownVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unsupported variant '{}' (crazyhouse, loop, chessgi)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownVariant {}
+
 impl FromStr for Variant {
-    type Err = String;
+    type Err = UnknownVariant;
 
     /// Accepts the protocol names in any case, plus `zh` for crazyhouse.
-    fn from_str(s: &str) -> Result<Variant, String> {
+    fn from_str(s: &str) -> Result<Variant, UnknownVariant> {
         match s.trim().to_ascii_lowercase().as_str() {
             "crazyhouse" | "zh" => Ok(Variant::Crazyhouse),
             "loop" => Ok(Variant::Loop),
             "chessgi" => Ok(Variant::Chessgi),
-            other => Err(format!("unsupported variant '{other}' (crazyhouse, loop, chessgi)")),
+            other => Err(UnknownVariant(other.to_string())),
         }
     }
 }

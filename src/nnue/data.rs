@@ -290,22 +290,22 @@ pub fn decode(bytes: &[u8]) -> Result<Sample, DataError> {
 /// Streams the samples of a record file (or any byte source), one `RECORD_BYTES` read at a
 /// time. A corrupt record yields its error and reading goes on with the next one; a torn
 /// record at the end yields `DataError::Truncated` once, then the stream ends.
-pub struct Reader<R> {
+pub struct RecordReader<R> {
     inner: R,
     done: bool,
 }
 
-impl Reader<BufReader<File>> {
+impl RecordReader<BufReader<File>> {
     /// Opens a record file.
     pub fn open(path: impl AsRef<Path>) -> io::Result<Self> {
-        Ok(Reader::new(BufReader::with_capacity(1 << 16, File::open(path)?)))
+        Ok(RecordReader::new(BufReader::with_capacity(1 << 16, File::open(path)?)))
     }
 }
 
-impl<R: Read> Reader<R> {
+impl<R: Read> RecordReader<R> {
     /// Reads records from `inner`.
     pub fn new(inner: R) -> Self {
-        Reader { inner, done: false }
+        RecordReader { inner, done: false }
     }
 
     /// The next raw record, without decoding it.
@@ -340,7 +340,7 @@ impl<R: Read> Reader<R> {
     }
 }
 
-impl<R: Read> Iterator for Reader<R> {
+impl<R: Read> Iterator for RecordReader<R> {
     type Item = Result<Sample, DataError>;
 
     fn next(&mut self) -> Option<Self::Item> {

@@ -64,12 +64,12 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Reads fields in order, naming the part that runs out.
-struct Reader<'a> {
+struct FieldCursor<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> FieldCursor<'a> {
     fn take(&mut self, n: usize, part: &'static str) -> Result<&'a [u8], NnueError> {
         let end = self.pos.checked_add(n).ok_or(NnueError::Truncated(part))?;
         let s = self.bytes.get(self.pos..end).ok_or(NnueError::Truncated(part))?;
@@ -148,7 +148,7 @@ impl Network {
 
     /// Parses and checks a network file. Never panics.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NnueError> {
-        let mut r = Reader { bytes, pos: 0 };
+        let mut r = FieldCursor { bytes, pos: 0 };
         if r.take(4, "magic")? != MAGIC {
             return Err(NnueError::BadMagic);
         }

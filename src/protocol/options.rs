@@ -13,14 +13,13 @@
 
 use std::fmt;
 
-use crate::core::Variant;
+use crate::core::{UnknownVariant, Variant};
 use std::sync::Arc;
 
 use crate::engine::{
     Engine, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, DEFAULT_MULTIPV, DEFAULT_THREADS,
     DEFAULT_USE_NNUE, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_MULTIPV, MAX_THREADS,
 };
-use crate::nnue::Network;
 #[cfg(feature = "tune-search")]
 use crate::params::{self, TUNABLES};
 use crate::search::skill::{ELO_MAX, ELO_MIN, SEED_MAX, SKILL_LEVEL_MAX};
@@ -304,6 +303,8 @@ impl fmt::Display for OptionError {
     }
 }
 
+impl std::error::Error for OptionError {}
+
 /// The protocol an option line or value is written for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Dialect {
@@ -427,12 +428,8 @@ pub struct Settings {
     pub variant: Variant,
     /// Accepted and never read: crazyhouse has no tablebases.
     pub syzygy_path: String,
-    /// Evaluate with the network.
-    pub use_nnue: bool,
-    /// The network file set with `EvalFile`.
+    /// The network file set with `EvalFile` (the engine holds the network itself).
     pub eval_file: String,
-    /// The network `EvalFile` names (loaded when set), used while `use_nnue`.
-    pub net: Arc<Network>,
 }
 
 impl Default for Settings {
@@ -451,9 +448,7 @@ impl Default for Settings {
             show_wdl: check(Id::ShowWdl),
             variant: text(Id::Variant).parse().unwrap_or(Variant::ALL[0]),
             syzygy_path: text(Id::SyzygyPath).to_string(),
-            use_nnue: check(Id::UseNnue),
             eval_file: text(Id::EvalFile).to_string(),
-            net: crate::nnue::embedded(),
         }
     }
 }
@@ -484,11 +479,12 @@ impl Settings {
             Id::MoveOverhead => engine.options.move_overhead_ms = int(&value),
             Id::Variant => {
                 if let Value::Text(name) = &value {
-                    self.variant = name.parse().map_err(|e: String| OptionError::Invalid {
-                        name: spec.uci.to_string(),
-                        value: name.clone(),
-                        expected: e,
-                    })?;
+                    self.variant =
+                        name.parse().map_err(|e: UnknownVariant| OptionError::Invalid {
+                            name: spec.uci.to_string(),
+                            value: name.clone(),
+                            expected: e.to_string(),
+                        })?;
                 }
             }
             Id::AnalyseMode => self.analyse_mode = flag,
@@ -498,10 +494,7 @@ impl Settings {
                     self.syzygy_path = path;
                 }
             }
-            Id::UseNnue => {
-                self.use_nnue = flag;
-                engine.set_network(flag.then(|| self.net.clone()));
-            }
+            Id::UseNnue => engine.use_network(flag),
             Id::LimitStrength => engine.options.strength.limit_strength = flag,
             Id::Elo => engine.options.strength.elo = int(&value) as i64,
             Id::SkillLevel => engine.options.strength.skill_level = int(&value) as i64,
@@ -509,15 +502,15 @@ impl Settings {
             Id::EvalFile => {
                 if let Value::Text(path) = value {
                     // A file that does not load changes nothing: the network in use stays.
-                    self.net = if path.is_empty() || path == INTERNAL_NET {
+                    let net = if path.is_empty() || path == INTERNAL_NET {
                         crate::nnue::embedded()
                     } else {
                         Arc::new(crate::nnue::load_file(&path).map_err(|e| {
                             OptionError::Failed { name: spec.uci, reason: e.to_string() }
                         })?)
                     };
+                    engine.set_network(net);
                     self.eval_file = path;
-                    engine.set_network(self.use_nnue.then(|| self.net.clone()));
                 }
             }
             #[cfg(feature = "tune-search")]

@@ -185,11 +185,15 @@ impl Uci {
             "eval" => {
                 // The network's output beside the hand-written breakdown, whichever is in use.
                 let pos = self.game.current();
-                let nn = crate::nnue::evaluate_position(&self.settings.net, pos);
+                let nn = crate::nnue::evaluate_position(self.engine.network(), pos);
                 println!(
                     "Network ({}, {}): {nn} cp from {}'s side ({} cp from White's)",
                     self.settings.eval_file,
-                    if self.settings.use_nnue { "in use" } else { "not in use: Use NNUE false" },
+                    if self.engine.uses_network() {
+                        "in use"
+                    } else {
+                        "not in use: Use NNUE false"
+                    },
                     pos.turn().name(),
                     nn * pos.turn().sign()
                 );

@@ -25,7 +25,7 @@ use crate::score::MATE;
 
 /// What the solver knows of one position.
 #[derive(Copy, Clone, Default)]
-struct Entry {
+struct SolverEntry {
     key: u64,
     /// The side to move mates (or, to move in check, is mated) within this many plies;
     /// 0 when unknown.
@@ -50,7 +50,7 @@ pub struct ProvenMate {
 
 /// The solver and its table of proofs and disproofs.
 pub struct MateSolver {
-    table: Box<[Entry]>,
+    table: Box<[SolverEntry]>,
     nodes: u64,
     limit: u64,
     next_poll: u64,
@@ -69,7 +69,7 @@ impl MateSolver {
     /// A solver with an empty table.
     pub fn new() -> MateSolver {
         MateSolver {
-            table: vec![Entry::default(); 1 << MATE_SOLVER_TABLE_BITS].into_boxed_slice(),
+            table: vec![SolverEntry::default(); 1 << MATE_SOLVER_TABLE_BITS].into_boxed_slice(),
             nodes: 0,
             limit: 0,
             next_poll: 0,
@@ -80,7 +80,7 @@ impl MateSolver {
 
     /// Forgets every proof (new game).
     pub fn clear(&mut self) {
-        self.table.fill(Entry::default());
+        self.table.fill(SolverEntry::default());
     }
 
     /// Positions visited by the last `solve`.
@@ -201,7 +201,7 @@ impl MateSolver {
         let i = self.slot(key);
         let e = &mut self.table[i];
         if e.key != key {
-            *e = Entry { key, ..Entry::default() };
+            *e = SolverEntry { key, ..SolverEntry::default() };
         }
         let p = plies.min(u8::MAX as u32) as u8;
         if proven {

@@ -38,7 +38,9 @@
 //! [`LEVELS`]; `Skill Level` 0..19 are the rows themselves and 20 is the unlimited engine.
 //! [`LEVEL_ELO`] is what the calibration (scripts/calibrate.py, README) measures and corrects.
 
-use super::RootMove;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{RootMove, Shared};
 use crate::rng::Rng;
 use crate::score::{INFINITE, MATE_BOUND};
 use crate::time::Limits;
@@ -249,6 +251,33 @@ impl StrengthOptions {
             None
         }
     }
+
+    /// The strength limit of a search with `limits`, capping them to the level's nodes and
+    /// depth: none at full strength or for analysis. Its seed is `Skill Seed`, or a fresh one
+    /// for every search when that is 0.
+    pub fn for_search(&self, limits: &mut Limits) -> Option<Skill> {
+        if limits.is_analysis() {
+            return None;
+        }
+        let seed = match self.seed {
+            0 => fresh_seed(),
+            s => s,
+        };
+        let skill = Skill::new(self.level()?, seed);
+        skill.limit(limits);
+        Some(skill)
+    }
+}
+
+/// A seed for a search under `Skill Seed` 0: the clock's nanoseconds and a counter, so that
+/// two searches in the same nanosecond still differ.
+fn fresh_seed() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    (nanos ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)).max(1)
 }
 
 /// One limited search: its level and the seed of its choice.
@@ -273,6 +302,21 @@ impl Skill {
     /// The level's parameters.
     pub fn params(&self) -> &LevelParams {
         &self.params
+    }
+
+    /// Principal variations a search under this limit scores: the level's candidates, or
+    /// the `shown` lines the GUI asked for if more.
+    pub fn searched_multipv(&self, shown: usize) -> usize {
+        shown.max(self.params.candidates)
+    }
+
+    /// Shapes a search about to start: one thread (the caller's part), the level's share of
+    /// the time budget, the `shown` lines reported while the candidates are scored, and the
+    /// limit itself for choosing the move at the end.
+    pub fn shape(self, shared: &mut Shared, shown: usize) {
+        shared.budget = shared.budget.share(self.params.time_permille);
+        shared.shown_multipv = shown.max(1);
+        shared.skill = Some(self);
     }
 
     /// Caps `limits` with the level's node and depth budget (the lower of the two wins).

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::core::{Position, Variant};
-use crate::nnue::data::{self, Reader, Sample, RECORD_BYTES};
+use crate::nnue::data::{self, RecordReader, Sample, RECORD_BYTES};
 use crate::score::MATE_BOUND;
 
 /// Unreadable records or lines named on stderr per file; the rest are only counted.
@@ -61,7 +61,7 @@ impl Skipped {
 }
 
 enum Form {
-    Records(Reader<BufReader<File>>),
+    Records(RecordReader<BufReader<File>>),
     Text { reader: BufReader<File>, lines: Vec<(u64, String)> },
 }
 
@@ -85,7 +85,7 @@ impl DataReader {
             f.read_exact(&mut first).is_ok() && data::decode(&first).is_ok()
         };
         let form = if is_records {
-            Form::Records(Reader::open(path).map_err(named)?)
+            Form::Records(RecordReader::open(path).map_err(named)?)
         } else {
             let reader = BufReader::new(File::open(path).map_err(named)?);
             Form::Text { reader, lines: Vec::new() }

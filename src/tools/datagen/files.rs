@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::core::{Color, Variant};
 use crate::nnue::data::{
-    encode, game_ply, parse_text_line, DataError, Reader, Sample, RECORD_BYTES,
+    encode, game_ply, parse_text_line, DataError, RecordReader, Sample, RECORD_BYTES,
 };
 use crate::score::MATE_BOUND;
 
@@ -177,7 +177,7 @@ impl FileInfo {
 /// Reads a whole record file and summarises it.
 pub fn info(path: &Path) -> io::Result<FileInfo> {
     let mut info = FileInfo::default();
-    for sample in Reader::open(path)? {
+    for sample in RecordReader::open(path)? {
         match sample {
             Ok(s) => info.add(&s),
             Err(DataError::Truncated { bytes }) => info.torn_bytes = bytes,

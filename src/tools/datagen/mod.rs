@@ -51,7 +51,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use crate::nnue::data::{decode, encode, DataError, Reader, Sample, RECORD_BYTES};
+pub use crate::nnue::data::{decode, encode, DataError, RecordReader, Sample, RECORD_BYTES};
 
 use crate::core::{Game, Move, Position, Variant};
 use crate::engine::{Engine, SearchRequest, SearchResult};
@@ -281,7 +281,7 @@ fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameRecord
 
 /// The sidecar state: `games` games of the run `seed` end at byte `bytes` of the data file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Progress {
+struct ResumePoint {
     seed: u64,
     games: u64,
     bytes: u64,
@@ -295,8 +295,8 @@ fn progress_path(out: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-impl Progress {
-    fn read(path: &Path) -> io::Result<Option<Progress>> {
+impl ResumePoint {
+    fn read(path: &Path) -> io::Result<Option<ResumePoint>> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -311,7 +311,11 @@ impl Progress {
             let line = lines.next().ok_or_else(bad)?;
             line.strip_prefix(name).and_then(|v| v.trim().parse().ok()).ok_or_else(bad)
         };
-        Ok(Some(Progress { seed: field("seed")?, games: field("games")?, bytes: field("bytes")? }))
+        Ok(Some(ResumePoint {
+            seed: field("seed")?,
+            games: field("games")?,
+            bytes: field("bytes")?,
+        }))
     }
 
     /// Replaces the sidecar atomically: a kill leaves either the old or the new one.
@@ -332,7 +336,7 @@ struct Output {
     file: File,
     out: PathBuf,
     progress_path: PathBuf,
-    progress: Progress,
+    progress: ResumePoint,
     pending: BTreeMap<u64, GameRecords>,
     summary: DatagenSummary,
     target: u64,
@@ -353,7 +357,7 @@ impl Output {
             .open(&cfg.out)?;
         let len = file.metadata()?.len();
         let name = cfg.out.display();
-        let progress = match Progress::read(&progress_path)? {
+        let progress = match ResumePoint::read(&progress_path)? {
             Some(p) if p.seed == cfg.seed => {
                 if len < p.bytes {
                     return Err(io::Error::other(format!(
@@ -385,7 +389,7 @@ impl Output {
                         whole / RECORD_BYTES as u64
                     );
                 }
-                let p = Progress { seed: cfg.seed, games: 0, bytes: whole };
+                let p = ResumePoint { seed: cfg.seed, games: 0, bytes: whole };
                 p.write(&progress_path)?;
                 p
             }
@@ -440,7 +444,7 @@ impl Output {
             let _ = self.file.set_len(self.progress.bytes);
             return Err(self.write_error(e));
         }
-        let next = Progress {
+        let next = ResumePoint {
             games: self.progress.games + 1,
             bytes: self.progress.bytes + game.bytes.len() as u64,
             ..self.progress
@@ -509,7 +513,13 @@ pub fn run(cfg: &DatagenConfig) -> io::Result<DatagenSummary> {
             s.spawn(|| {
                 let mut engine = Engine::new();
                 engine.set_hash(HASH_MB);
-                engine.set_network(cfg.network.clone());
+                match &cfg.network {
+                    Some(net) => {
+                        engine.set_network(net.clone());
+                        engine.use_network(true);
+                    }
+                    None => engine.use_network(false),
+                }
                 while !stop.load(Ordering::Relaxed) {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if index >= cfg.games {
@@ -580,7 +590,7 @@ mod tests {
         let e = out.deliver(1, game(2)).unwrap_err().to_string();
         assert!(e.contains("stopped with 1 games") && e.contains("resumes"), "{e}");
         assert_eq!(std::fs::read(&cfg.out).unwrap(), vec![1; RECORD_BYTES]);
-        let p = Progress::read(&progress_path(&cfg.out)).unwrap().unwrap();
+        let p = ResumePoint::read(&progress_path(&cfg.out)).unwrap().unwrap();
         assert_eq!((p.games, p.bytes), (1, RECORD_BYTES as u64));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -590,13 +600,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("madhouse-progress-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("x.progress");
-        let p = Progress { seed: 7, games: 12, bytes: 12 * 44 };
+        let p = ResumePoint { seed: 7, games: 12, bytes: 12 * 44 };
         p.write(&path).unwrap();
-        assert_eq!(Progress::read(&path).unwrap(), Some(p));
+        assert_eq!(ResumePoint::read(&path).unwrap(), Some(p));
         std::fs::write(&path, "seed 7\ngames 1\nbytes 44\n").unwrap();
-        assert!(Progress::read(&path).is_err());
+        assert!(ResumePoint::read(&path).is_err());
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(Progress::read(&path).unwrap(), None);
+        assert_eq!(ResumePoint::read(&path).unwrap(), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
