@@ -164,6 +164,14 @@ fn datagen(flags: &Flags) {
         return;
     }
     let out = flags.get("out").unwrap_or_else(|| fail("datagen needs --out FILE"));
+    if let Some(input) = flags.get("convert-legacy") {
+        flags.finish();
+        match files::convert_legacy(Path::new(input), Path::new(out)) {
+            Ok(summary) => eprintln!("convert: {summary}"),
+            Err(e) => fail(&e.to_string()),
+        }
+        return;
+    }
     if let Some(input) = flags.get("convert-text") {
         flags.finish();
         match files::convert_text(Path::new(input), Path::new(out), variant) {
@@ -181,8 +189,11 @@ fn datagen(flags: &Flags) {
     let (games, threads) = (flags.num("games", 1000) as u64, flags.num("threads", cores).max(1));
     let (random_plies, seed) = (flags.num("random-plies", 2), flags.num("seed", 1) as u64);
     let (openings, eval) = (flags.get("openings"), flags.get("eval"));
+    let (add_seed, allow_mixed_settings) =
+        (flags.switch("add-seed"), flags.switch("allow-mixed-settings"));
     // Every flag is read: refuse a stray one before loading files or starting games.
     flags.finish();
+    let openings_path = openings;
     let openings = match openings {
         Some(path) => datagen::read_openings(Path::new(path), variant)
             .unwrap_or_else(|e| fail(&format!("{path}: {e}"))),
@@ -190,7 +201,13 @@ fn datagen(flags: &Flags) {
     };
     // Without --eval, the games are played with the engine's default evaluation.
     let default_eval = if madhouse::engine::DEFAULT_USE_NNUE { "nnue" } else { "hce" };
+    let openings_identity =
+        madhouse::tools::datafile::openings_identity(openings_path.map(Path::new))
+            .unwrap_or_else(|e| fail(&e.to_string()));
     let cfg = datagen::DatagenConfig {
+        openings_identity,
+        add_seed,
+        allow_mixed_settings,
         out: out.into(),
         games,
         limit,

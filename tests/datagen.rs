@@ -1,6 +1,7 @@
 //! Training data: the binary record format (round trips over random games in all three
-//! variants, garbage and corrupted records), the streaming reader, text conversion, and
-//! `datagen` runs that append, resume after an interruption and write the same games.
+//! variants, garbage and corrupted records), the streaming reader, text and legacy
+//! conversion, `datagen` runs that resume every seed after an interruption and write the same
+//! games, and the files datagen refuses to write into.
 
 mod common;
 
@@ -10,7 +11,8 @@ use common::{playout, start_positions, Rng};
 use madhouse::core::{Color, Position, Variant};
 use madhouse::score::MATE_BOUND;
 use madhouse::tools::data::{DataReader, Skipped};
-use madhouse::tools::datagen::files::convert_text;
+use madhouse::tools::datafile::{Header, HEADER_BYTES};
+use madhouse::tools::datagen::files::{convert_legacy, convert_text};
 use madhouse::tools::datagen::{
     self, decode, encode, DataError, DatagenConfig, RecordReader, Sample, SearchLimit, RECORD_BYTES,
 };
@@ -240,7 +242,7 @@ fn text_lines_convert_to_records() {
     let s = convert_text(&input, &out, Variant::Crazyhouse).unwrap();
     assert_eq!((s.lines, s.written, s.mate_scores, s.bad), (good_lines + 6, good_lines, 3, 3));
     assert!(s.partial_last_line);
-    let read: Vec<Sample> = RecordReader::open(&out).unwrap().map(Result::unwrap).collect();
+    let read = records_of(&out);
     assert_eq!(read.len() as u64, good_lines);
     for (line, sample) in SAMPLE_TEXT.lines().zip(&read) {
         let fields: Vec<&str> = line.split(" | ").collect();
@@ -290,7 +292,26 @@ fn config(out: &Path, games: u64, seed: u64) -> DatagenConfig {
         seed,
         variant: Variant::Crazyhouse,
         network: None,
+        openings_identity: 77,
+        add_seed: false,
+        allow_mixed_settings: false,
     }
+}
+
+/// The records a data file's header vouches for, decoded.
+fn records_of(path: &Path) -> Vec<Sample> {
+    let mut f = std::fs::File::open(path).unwrap();
+    let h = Header::read(&mut f).unwrap();
+    let bytes = std::fs::read(path).unwrap();
+    let data = &bytes[HEADER_BYTES as usize..(HEADER_BYTES + h.data_bytes) as usize];
+    RecordReader::new(data).map(Result::unwrap).collect()
+}
+
+/// The bytes of the records a data file's header vouches for.
+fn data_of(path: &Path) -> Vec<u8> {
+    let h = Header::read(&mut std::fs::File::open(path).unwrap()).unwrap();
+    let bytes = std::fs::read(path).unwrap();
+    bytes[HEADER_BYTES as usize..(HEADER_BYTES + h.data_bytes) as usize].to_vec()
 }
 
 #[test]
@@ -303,23 +324,22 @@ fn datagen_searches_with_the_network_it_is_given() {
     datagen::run(&config(&a, 2, 9)).unwrap();
     let with_net = DatagenConfig { network: Some(madhouse::nnue::embedded()), ..config(&b, 2, 9) };
     datagen::run(&with_net).unwrap();
-    let (ha, hb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let (ha, hb) = (data_of(&a), data_of(&b));
     assert!(!ha.is_empty() && !hb.is_empty());
     assert_ne!(ha, hb, "datagen ignored the network it was given");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
-fn datagen_appends_resumes_and_replays_the_same_games() {
+fn datagen_resumes_every_seed_and_replays_the_same_games() {
     let dir = temp_dir("run");
     let a = dir.join("a.bin");
     let summary = datagen::run(&config(&a, 5, 42)).unwrap();
-    let whole = std::fs::read(&a).unwrap();
+    let whole = data_of(&a);
     assert_eq!(summary.games + summary.skipped_games, 5);
     assert_eq!(whole.len() as u64, summary.positions * RECORD_BYTES as u64);
     assert!(summary.positions > 20);
-    for r in RecordReader::open(&a).unwrap() {
-        let s = r.unwrap();
+    for s in records_of(&a) {
         assert!(!s.pos.in_check());
         assert!((s.score as i32).abs() < MATE_BOUND);
     }
@@ -327,29 +347,97 @@ fn datagen_appends_resumes_and_replays_the_same_games() {
     // The same run in two parts, with a kill in between that left a torn game behind.
     let b = dir.join("b.bin");
     datagen::run(&config(&b, 2, 42)).unwrap();
-    let part = std::fs::read(&b).unwrap();
+    let part = data_of(&b);
     assert!(part.len() < whole.len() && whole.starts_with(&part));
-    let mut torn = part.clone();
+    let mut torn = std::fs::read(&b).unwrap();
     torn.extend_from_slice(&whole[part.len()..part.len() + RECORD_BYTES + 17]);
     std::fs::write(&b, &torn).unwrap();
     datagen::run(&config(&b, 5, 42)).unwrap();
-    assert!(std::fs::read(&b).unwrap() == whole, "the resumed run wrote different games");
+    assert!(data_of(&b) == whole, "the resumed run wrote different games");
+    let len = std::fs::metadata(&b).unwrap().len();
+    assert_eq!(len, HEADER_BYTES + whole.len() as u64, "the torn game was not cut off");
 
-    // Nothing left to do: the file stays as it is, but for a torn record cut off.
-    let mut with_tail = whole.clone();
-    with_tail.extend_from_slice(&[9; 10]);
-    std::fs::write(&b, &with_tail).unwrap();
+    // Nothing left to do: the data stays as it is.
     datagen::run(&config(&b, 5, 42)).unwrap();
-    assert!(std::fs::read(&b).unwrap() == whole);
+    assert!(data_of(&b) == whole);
 
-    // Another seed appends a new run after the old one (a torn record cut off first).
-    let mut with_tail = whole.clone();
-    with_tail.extend_from_slice(&[9; 10]);
-    std::fs::write(&b, &with_tail).unwrap();
-    datagen::run(&config(&b, 1, 43)).unwrap();
-    let both = std::fs::read(&b).unwrap();
-    assert!(both.len() > whole.len() && both.starts_with(&whole));
-    assert_eq!(both.len() % RECORD_BYTES, 0);
+    // A second seed needs --add-seed; then an interrupted third run, and the first seed run
+    // again to a larger total: every seed resumes where it stopped (the build before the
+    // header replayed an older seed from game 0, duplicating its games).
+    let refused = datagen::run(&config(&b, 1, 43)).unwrap_err().to_string();
+    assert!(refused.contains("--add-seed") && refused.contains("b.bin"), "{refused}");
+    assert!(data_of(&b) == whole);
+    let add = |games, seed| DatagenConfig { add_seed: true, ..config(&b, games, seed) };
+    datagen::run(&add(1, 43)).unwrap();
+    let with_43 = data_of(&b);
+    assert!(with_43.len() > whole.len() && with_43.starts_with(&whole));
+    datagen::run(&add(6, 42)).unwrap();
+    let header = Header::read(&mut std::fs::File::open(&b).unwrap()).unwrap();
+    let games: Vec<(u64, u64)> = header.runs.iter().map(|r| (r.seed, r.games)).collect();
+    assert_eq!(games, vec![(42, 6), (43, 1)]);
+    // Seed 42's sixth game equals the sixth game of a fresh six-game run.
+    let fresh = dir.join("fresh.bin");
+    datagen::run(&config(&fresh, 6, 42)).unwrap();
+    let fresh = data_of(&fresh);
+    assert_eq!(data_of(&b)[with_43.len()..], fresh[whole.len()..]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn datagen_refuses_files_that_are_not_its_own_and_changes_nothing() {
+    let dir = temp_dir("refuse");
+    let legacy_record =
+        encode(&Sample { pos: Position::startpos(Variant::Crazyhouse), score: 5, result: 0.5 })
+            .unwrap();
+    let system_like = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("notes.txt", b"a user's notes\nsecond line\n".to_vec(), "not a Madhouse data file"),
+        ("system", system_like[..4096.min(system_like.len())].to_vec(), "not a Madhouse data"),
+        ("empty.bin", Vec::new(), "empty"),
+        ("old.bin", [legacy_record, legacy_record].concat(), "--convert-legacy"),
+        ("torn.bin", [&legacy_record[..], &legacy_record[..17]].concat(), "--convert-legacy"),
+    ];
+    for (name, bytes, says) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let e = datagen::run(&config(&path, 1, 1)).unwrap_err().to_string();
+        assert!(e.contains(name) && e.contains(says), "{name}: {e}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name} was changed");
+    }
+    // A directory and a path whose folder does not exist.
+    let e = datagen::run(&config(&dir, 1, 1)).unwrap_err().to_string();
+    assert!(e.contains("directory"), "{e}");
+    let missing = dir.join("no/such/folder/x.bin");
+    let e = datagen::run(&config(&missing, 1, 1)).unwrap_err().to_string();
+    assert!(e.contains("creating") && e.contains("no/such/folder"), "{e}");
+
+    // Data made with other settings: refused even with --add-seed, unless mixing is asked.
+    let ours = dir.join("ours.bin");
+    datagen::run(&config(&ours, 1, 1)).unwrap();
+    let before = std::fs::read(&ours).unwrap();
+    let deeper =
+        DatagenConfig { limit: SearchLimit::Nodes(400), add_seed: true, ..config(&ours, 1, 2) };
+    let e = datagen::run(&deeper).unwrap_err().to_string();
+    assert!(e.contains("--nodes 300") && e.contains("--nodes 400"), "{e}");
+    assert_eq!(std::fs::read(&ours).unwrap(), before);
+    // The same seed with other settings is refused outright.
+    let same_seed = DatagenConfig { limit: SearchLimit::Nodes(400), ..config(&ours, 2, 1) };
+    assert!(datagen::run(&same_seed).is_err());
+    assert_eq!(std::fs::read(&ours).unwrap(), before);
+    let mixed = DatagenConfig { allow_mixed_settings: true, ..deeper };
+    datagen::run(&mixed).unwrap();
+    assert!(data_of(&ours).len() > before.len() - HEADER_BYTES as usize);
+
+    // Records from before the header convert once, explicitly; the old file stays.
+    let old = dir.join("old.bin");
+    let converted = dir.join("converted.bin");
+    let s = convert_legacy(&old, &converted).unwrap();
+    assert_eq!((s.records, s.written, s.bad), (2, 2, 0));
+    assert_eq!(records_of(&converted).len(), 2);
+    assert!(convert_legacy(&old, &converted).is_err(), "the output must be new");
+    // Converted data is not a datagen run to add to.
+    let e = datagen::run(&config(&converted, 1, 1)).unwrap_err().to_string();
+    assert!(e.contains("converted"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

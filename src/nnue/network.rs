@@ -201,6 +201,12 @@ impl Network {
         b
     }
 
+    /// The network's identity: FNV-1a of its file's bytes (never 0), recorded in the header
+    /// of the data searched with it.
+    pub fn identity(&self) -> u64 {
+        fnv1a(&self.to_bytes()).max(1)
+    }
+
     /// Size of the file image in bytes.
     pub fn file_size(&self) -> usize {
         HEADER_BYTES + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden + 4 * self.buckets + 8

@@ -9,18 +9,21 @@
 //! One rule for both: blank lines and lines starting with `#` are not data and are passed
 //! over; a position with a mate score (`|score| >= MATE_BOUND`) is skipped and counted, as is
 //! a record or line that cannot be read (the first few named by file and number on stderr).
-//! A file is a record file when its first record decodes; text never does (a printable byte
-//! 35 sets reserved pocket bits, and the other checks would have to pass too).
+//! A file is a record file when it starts with a data-file header
+//! ([`crate::tools::datafile`]), and only the records the header vouches for are read; any
+//! other file is read as text. Records from before the header are refused with the command
+//! that converts them, never guessed at.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use crate::core::{Position, Variant};
-use crate::nnue::data::{self, RecordReader, Sample, RECORD_BYTES};
+use crate::nnue::data::{self, RecordReader, Sample};
 use crate::score::MATE_BOUND;
+use crate::tools::datafile::{Header, HeaderError, HEADER_BYTES};
 
 /// Unreadable records or lines named on stderr per file; the rest are only counted.
 const BAD_SHOWN: u64 = 5;
@@ -61,7 +64,7 @@ impl Skipped {
 }
 
 enum Form {
-    Records(RecordReader<BufReader<File>>),
+    Records(RecordReader<BufReader<std::io::Take<File>>>),
     Text { reader: BufReader<File>, lines: Vec<(u64, String)> },
 }
 
@@ -76,19 +79,36 @@ pub struct DataReader {
 }
 
 impl DataReader {
-    /// Opens `path`, a record file or a text file of `variant` positions.
+    /// Opens `path`, a data file or a text file of `variant` positions. Errors name the file.
     pub fn open(path: &Path, variant: Variant) -> io::Result<DataReader> {
-        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-        let mut first = [0u8; RECORD_BYTES];
-        let is_records = {
-            let mut f = File::open(path).map_err(named)?;
-            f.read_exact(&mut first).is_ok() && data::decode(&first).is_ok()
+        let named = |doing: &str, e: &dyn std::fmt::Display| {
+            io::Error::other(format!("{doing} {}: {e}", path.display()))
         };
-        let form = if is_records {
-            Form::Records(RecordReader::open(path).map_err(named)?)
-        } else {
-            let reader = BufReader::new(File::open(path).map_err(named)?);
-            Form::Text { reader, lines: Vec::new() }
+        if path.is_dir() {
+            return Err(named("reading", &"is a directory, not a data file"));
+        }
+        let mut file = File::open(path).map_err(|e| named("opening", &e))?;
+        let form = match Header::read(&mut file) {
+            Ok(header) => {
+                if header.variant != variant {
+                    return Err(named(
+                        "reading",
+                        &format!(
+                            "it holds {} data and this run reads {} (--variant)",
+                            header.variant.name(),
+                            variant.name()
+                        ),
+                    ));
+                }
+                file.seek(SeekFrom::Start(HEADER_BYTES)).map_err(|e| named("reading", &e))?;
+                let data = file.take(header.data_bytes);
+                Form::Records(RecordReader::new(BufReader::with_capacity(1 << 16, data)))
+            }
+            Err(HeaderError::NotData) => {
+                file.seek(SeekFrom::Start(0)).map_err(|e| named("reading", &e))?;
+                Form::Text { reader: BufReader::new(file), lines: Vec::new() }
+            }
+            Err(e) => return Err(named("reading", &e)),
         };
         Ok(DataReader {
             path: path.to_path_buf(),
@@ -176,9 +196,18 @@ impl DataReader {
                 while lines.len() < max {
                     line.clear();
                     let n = reader.read_line(&mut line).map_err(|e| {
+                        let why = if e.kind() == io::ErrorKind::InvalidData {
+                            "not text, and not a data file with a header".to_string()
+                        } else {
+                            e.to_string()
+                        };
                         io::Error::new(
                             e.kind(),
-                            format!("{}: line {}: {e}", self.path.display(), self.number + 1),
+                            format!(
+                                "reading {}: line {}: {why}",
+                                self.path.display(),
+                                self.number + 1
+                            ),
                         )
                     })?;
                     if n == 0 {
@@ -241,7 +270,8 @@ mod tests {
             let sample = Sample { pos, score: score.unwrap().clamp(-32000, 32000) as i16, result };
             bytes.extend_from_slice(&data::encode(&sample).unwrap());
         }
-        std::fs::write(&records, bytes).unwrap();
+        let header = Header::new(Variant::Crazyhouse, crate::tools::datafile::Source::Text);
+        crate::tools::datafile::write_file(&records, header, &bytes).unwrap();
         let read = |path: &Path| {
             let mut src = DataReader::open(path, Variant::Crazyhouse).unwrap();
             let mut out = Vec::new();
@@ -288,9 +318,30 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_file_is_named() {
+    fn a_missing_file_a_directory_and_headerless_records_are_refused_by_name() {
         let path = Path::new("/nonexistent-madhouse-dir/data.bin");
         let err = DataReader::open(path, Variant::Crazyhouse).err().expect("refused");
         assert!(err.to_string().contains("nonexistent-madhouse-dir/data.bin"), "{err}");
+        let dir = std::env::temp_dir().join(format!("madhouse-data-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = DataReader::open(&dir, Variant::Crazyhouse).err().expect("refused");
+        assert!(err.to_string().contains("directory"), "{err}");
+        let legacy = dir.join("old.bin");
+        let pos = Position::startpos(Variant::Crazyhouse);
+        let rec = data::encode(&Sample { pos, score: 3, result: 1.0 }).unwrap();
+        std::fs::write(&legacy, [rec, rec].concat()).unwrap();
+        let err = DataReader::open(&legacy, Variant::Crazyhouse).err().expect("refused");
+        assert!(err.to_string().contains("--convert-legacy"), "{err}");
+        // Data of another variant than the run's.
+        let other = dir.join("loop.bin");
+        crate::tools::datafile::write_file(
+            &other,
+            Header::new(Variant::Loop, crate::tools::datafile::Source::Text),
+            &[],
+        )
+        .unwrap();
+        let err = DataReader::open(&other, Variant::Crazyhouse).err().expect("refused");
+        assert!(err.to_string().contains("loop"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,11 +1,13 @@
 //! The tools that drive the engine: self-play data (`datagen`), network training (`train`),
-//! evaluation tuning (`tune`), the one reader of training data (`data`) and the progress
+//! evaluation tuning (`tune`), the data file's header (`datafile`), the one reader of
+//! training data (`data`) and the progress
 //! shown by long jobs (`progress`).
 //!
 //! The engine's modules never import anything from here (`scripts/layers.py` checks it): a
 //! tool may change or go without the engine noticing.
 
 pub mod data;
+pub mod datafile;
 pub mod datagen;
 pub mod progress;
 pub mod train;

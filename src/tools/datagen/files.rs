@@ -1,5 +1,6 @@
-//! Working with data files: text lines to records (`madhouse datagen --convert-text`) and a
-//! summary of a record file (`madhouse datagen --info`). Training tools read data through
+//! Working with data files: text lines to a data file (`madhouse datagen --convert-text`),
+//! records from before the header to a data file (`--convert-legacy`), and a summary of a
+//! data file (`madhouse datagen --info`). Training tools read data through
 //! [`crate::tools::data`].
 //!
 //! Text lines are `<FEN> | <score> | <result>` (score in centipawns from white's view,
@@ -8,15 +9,16 @@
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::core::{Color, Variant};
 use crate::nnue::data::{
-    encode, game_ply, parse_text_line, DataError, RecordReader, Sample, RECORD_BYTES,
+    decode, encode, game_ply, parse_text_line, DataError, RecordReader, Sample, RECORD_BYTES,
 };
 use crate::score::MATE_BOUND;
+use crate::tools::datafile::{Header, HeaderError, Source, HEADER_BYTES};
 
 /// What a conversion did.
 #[derive(Clone, Debug, Default)]
@@ -44,17 +46,16 @@ const BAD_LINES_SHOWN: u64 = 5;
 /// counted.
 pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<ConvertSummary> {
     let started = Instant::now();
-    let mut reader = BufReader::with_capacity(1 << 16, File::open(input)?);
-    let file = OpenOptions::new().write(true).create_new(true).open(out).map_err(|e| {
-        io::Error::new(e.kind(), format!("{}: {e} (the output must be a new file)", out.display()))
-    })?;
+    let input_file = File::open(input).map_err(|e| named(input, "opening", e))?;
+    let mut reader = BufReader::with_capacity(1 << 16, input_file);
+    let (mut header, file) = create_data_file(out, variant, Source::Text)?;
     let mut writer = BufWriter::with_capacity(1 << 16, file);
     let mut s = ConvertSummary::default();
     let mut line = Vec::new();
     let mut number = 0u64;
     loop {
         line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
+        if reader.read_until(b'\n', &mut line).map_err(|e| named(input, "reading", e))? == 0 {
             break;
         }
         number += 1;
@@ -79,7 +80,7 @@ pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<Co
         });
         match record {
             Ok(Some(r)) => {
-                writer.write_all(&r)?;
+                writer.write_all(&r).map_err(|e| named(out, "writing", e))?;
                 s.written += 1;
             }
             Ok(None) => s.mate_scores += 1,
@@ -91,9 +92,106 @@ pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<Co
             }
         }
     }
-    writer.flush()?;
-    writer.get_ref().sync_data()?;
+    finish_data_file(out, writer, &mut header, s.written)?;
     s.elapsed = started.elapsed();
+    Ok(s)
+}
+
+/// An error about `path`, naming it and what was being done.
+fn named(path: &Path, doing: &str, e: impl fmt::Display) -> io::Error {
+    io::Error::other(format!("{doing} {}: {e}", path.display()))
+}
+
+/// Creates the new data file `out` (refused if it exists) with a header and no records.
+fn create_data_file(out: &Path, variant: Variant, source: Source) -> io::Result<(Header, File)> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(out)
+        .map_err(|e| named(out, "creating", format!("{e} (the output must be a new file)")))?;
+    let mut header = Header::new(variant, source);
+    header.write_new(&mut file).map_err(|e| named(out, "writing", e))?;
+    file.seek(SeekFrom::Start(HEADER_BYTES)).map_err(|e| named(out, "writing", e))?;
+    Ok((header, file))
+}
+
+/// Flushes the records written after the header and makes the header vouch for them.
+fn finish_data_file(
+    out: &Path,
+    mut writer: BufWriter<File>,
+    header: &mut Header,
+    records: u64,
+) -> io::Result<()> {
+    writer.flush().map_err(|e| named(out, "writing", e))?;
+    let mut file = writer.into_inner().map_err(|e| named(out, "writing", e.error()))?;
+    file.sync_data().map_err(|e| named(out, "writing", e))?;
+    header.data_bytes = records * RECORD_BYTES as u64;
+    header.write(&mut file).map_err(|e| named(out, "writing", e))
+}
+
+/// What a conversion of headerless records did.
+#[derive(Clone, Debug, Default)]
+pub struct LegacySummary {
+    /// Records read.
+    pub records: u64,
+    /// Records written.
+    pub written: u64,
+    /// Records that do not decode, or of another variant than the first, left out.
+    pub bad: u64,
+    /// Bytes of a torn record at the end, left out.
+    pub torn_bytes: usize,
+}
+
+impl fmt::Display for LegacySummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} records read, {} written, {} bad ones and a torn tail of {} bytes left out",
+            self.records, self.written, self.bad, self.torn_bytes
+        )
+    }
+}
+
+/// Converts a file of records without a header (datagen before headers existed) into a new
+/// data file `out` with one. The variant is the first record's; records of another variant
+/// or that do not decode are left out and counted. The old file is only read.
+pub fn convert_legacy(input: &Path, out: &Path) -> io::Result<LegacySummary> {
+    let mut probe = File::open(input).map_err(|e| named(input, "opening", e))?;
+    match Header::read(&mut probe) {
+        Err(HeaderError::Legacy) => {}
+        Ok(_) => return Err(named(input, "converting", "it has a header already")),
+        Err(HeaderError::Io(e)) => return Err(named(input, "reading", e)),
+        Err(e) => {
+            return Err(named(input, "converting", format!("{e}; not records without a header")))
+        }
+    }
+    let mut first = [0u8; RECORD_BYTES];
+    probe.seek(SeekFrom::Start(0)).map_err(|e| named(input, "reading", e))?;
+    probe.read_exact(&mut first).map_err(|e| named(input, "reading", e))?;
+    let variant = decode(&first).map_err(|e| named(input, "reading", e))?.pos.variant();
+    let (mut header, file) = create_data_file(out, variant, Source::Legacy)?;
+    let mut writer = BufWriter::with_capacity(1 << 16, file);
+    let mut s = LegacySummary::default();
+    let mut reader = RecordReader::open(input).map_err(|e| named(input, "opening", e))?;
+    while let Some(r) = reader.next_record() {
+        match r {
+            Ok(bytes) => {
+                s.records += 1;
+                match decode(&bytes) {
+                    Ok(sample) if sample.pos.variant() == variant => {
+                        writer.write_all(&bytes).map_err(|e| named(out, "writing", e))?;
+                        s.written += 1;
+                    }
+                    _ => s.bad += 1,
+                }
+            }
+            Err(DataError::Truncated { bytes }) => s.torn_bytes = bytes,
+            Err(DataError::Io(e)) => return Err(named(input, "reading", e)),
+            Err(_) => s.bad += 1,
+        }
+    }
+    finish_data_file(out, writer, &mut header, s.written)?;
     Ok(s)
 }
 
@@ -119,9 +217,11 @@ impl fmt::Display for ConvertSummary {
 /// takes everything above.
 const SCORE_EDGES: [i32; 12] = [-1600, -800, -400, -200, -100, -50, 50, 100, 200, 400, 800, 1600];
 
-/// A summary of a record file.
+/// A summary of a data file.
 #[derive(Clone, Debug, Default)]
 pub struct FileInfo {
+    /// The file's header.
+    pub header: Option<Header>,
     /// Records that decode.
     pub records: u64,
     /// Records that do not.
@@ -174,14 +274,18 @@ impl FileInfo {
     }
 }
 
-/// Reads a whole record file and summarises it.
+/// Reads a whole data file and summarises it.
 pub fn info(path: &Path) -> io::Result<FileInfo> {
-    let mut info = FileInfo::default();
-    for sample in RecordReader::open(path)? {
+    let mut file = File::open(path).map_err(|e| named(path, "opening", e))?;
+    let header = Header::read(&mut file).map_err(|e| named(path, "reading", e))?;
+    file.seek(SeekFrom::Start(HEADER_BYTES)).map_err(|e| named(path, "reading", e))?;
+    let data = BufReader::with_capacity(1 << 16, file.take(header.data_bytes));
+    let mut info = FileInfo { header: Some(header), ..FileInfo::default() };
+    for sample in RecordReader::new(data) {
         match sample {
             Ok(s) => info.add(&s),
             Err(DataError::Truncated { bytes }) => info.torn_bytes = bytes,
-            Err(DataError::Io(e)) => return Err(e),
+            Err(DataError::Io(e)) => return Err(named(path, "reading", e)),
             Err(_) => info.corrupt += 1,
         }
     }
@@ -192,6 +296,9 @@ impl fmt::Display for FileInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.records.max(1) as f64;
         let pct = |k: u64| 100.0 * k as f64 / n;
+        if let Some(h) = &self.header {
+            writeln!(f, "{h}")?;
+        }
         writeln!(f, "records      {} ({} bytes each)", self.records, RECORD_BYTES)?;
         if self.corrupt > 0 || self.torn_bytes > 0 {
             writeln!(

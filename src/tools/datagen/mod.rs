@@ -24,22 +24,23 @@
 //! search proves a mate ends the game before it is recorded, so every stored score is below
 //! `MATE_BOUND` in size (the trainer still skips `|score| >= MATE_BOUND`).
 //!
-//! # Appending, resuming, crash safety
+//! # The file, resuming, crash safety
 //!
-//! Output is appended to the file. Games are written whole and in index order (a finished
-//! game waits in memory for the games before it), each in one `write_all`, followed by
-//! `sync_data`. After each game the sidecar file `<out>.progress` is replaced (written to a
-//! temporary file, then renamed) with the run's seed, the number of games written and the
-//! file length after them. On start:
-//! - if the sidecar names the same seed, the run resumes: the file is cut back to the length
-//!   the sidecar records (dropping a game torn by a kill, or one written just before the
-//!   sidecar update, which is then replayed identically) and play continues at the next game;
-//!   `--games` is the run's total, so the same command line finishes an interrupted run;
-//! - otherwise a new run starts after the data already in the file (a torn trailing record,
-//!   left by something else, is cut off first).
-//!
-//! Only the latest run of a file can be resumed; do not append other data to a file whose run
-//! is unfinished (it would be cut off as torn).
+//! The output is a data file with a header ([`crate::tools::datafile`]) that records each
+//! run: its seed, its settings and how many games of it the file holds. Games are written
+//! whole and in index order (a finished game waits in memory for the games before it), each
+//! in one `write_all` followed by `sync_data`, and then the header is rewritten (into the
+//! slot that holds the older copy) to vouch for it. On start:
+//! - no file: a new one is created with its header;
+//! - the file holds a run of this seed with the same settings: the run resumes at its next
+//!   game (`--games` is the run's total, so the same command line finishes an interrupted
+//!   run), after cutting off any bytes the header does not vouch for (a game torn by a kill,
+//!   which is then replayed identically);
+//! - the file holds other seeds: a new run is added only with `add_seed` (`--add-seed`), and
+//!   only if its settings equal theirs, unless `allow_mixed_settings`;
+//! - anything else is refused before a byte is written: a file that is not a Madhouse data
+//!   file (text, empty, another program's), records from before the header (convert them
+//!   with `--convert-legacy`), another variant, converted data, a damaged header.
 
 pub mod files;
 
@@ -60,6 +61,7 @@ use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 use crate::search::Silent;
 use crate::time::Limits;
+use crate::tools::datafile::{Header, Limit, Run, Settings, Source, HEADER_BYTES, MAX_RUNS};
 use crate::tools::progress::{format_duration, seconds_left, Meter};
 
 /// Openings whose first search scores beyond this (centipawns, either side) are redrawn.
@@ -106,6 +108,28 @@ pub struct DatagenConfig {
     /// The network the games are searched with; `None`: the hand-written evaluation. Later
     /// rounds of data are made with the previous round's network.
     pub network: Option<Arc<Network>>,
+    /// Identity of the opening file ([`crate::tools::datafile::openings_identity`]), 0 for
+    /// none.
+    pub openings_identity: u64,
+    /// Add this seed as a new run to a file that holds other seeds.
+    pub add_seed: bool,
+    /// Add a run whose settings differ from the file's other runs.
+    pub allow_mixed_settings: bool,
+}
+
+impl DatagenConfig {
+    /// The settings the header records for this run.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            limit: match self.limit {
+                SearchLimit::Nodes(n) => Limit::Nodes(n),
+                SearchLimit::Depth(d) => Limit::Depth(d as u64),
+            },
+            random_plies: self.random_plies as u32,
+            eval: self.network.as_ref().map_or(0, |n| n.identity()),
+            openings: self.openings_identity,
+        }
+    }
 }
 
 /// What a run did (this invocation only).
@@ -279,64 +303,13 @@ fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameRecord
     rec
 }
 
-/// The sidecar state: `games` games of the run `seed` end at byte `bytes` of the data file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct ResumePoint {
-    seed: u64,
-    games: u64,
-    bytes: u64,
-}
-
-const PROGRESS_MAGIC: &str = "madhouse-datagen-progress 1";
-
-fn progress_path(out: &Path) -> PathBuf {
-    let mut p = out.as_os_str().to_owned();
-    p.push(".progress");
-    PathBuf::from(p)
-}
-
-impl ResumePoint {
-    fn read(path: &Path) -> io::Result<Option<ResumePoint>> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let mut lines = text.lines();
-        let bad = || io::Error::other(format!("{}: not a datagen progress file", path.display()));
-        if lines.next() != Some(PROGRESS_MAGIC) {
-            return Err(bad());
-        }
-        let mut field = |name: &str| -> io::Result<u64> {
-            let line = lines.next().ok_or_else(bad)?;
-            line.strip_prefix(name).and_then(|v| v.trim().parse().ok()).ok_or_else(bad)
-        };
-        Ok(Some(ResumePoint {
-            seed: field("seed")?,
-            games: field("games")?,
-            bytes: field("bytes")?,
-        }))
-    }
-
-    /// Replaces the sidecar atomically: a kill leaves either the old or the new one.
-    fn write(&self, path: &Path) -> io::Result<()> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let text = format!(
-            "{PROGRESS_MAGIC}\nseed {}\ngames {}\nbytes {}\n",
-            self.seed, self.games, self.bytes
-        );
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, path)
-    }
-}
-
 /// The output file and the reorder buffer: games are written in index order.
 struct Output {
     file: File,
     out: PathBuf,
-    progress_path: PathBuf,
-    progress: ResumePoint,
+    header: Header,
+    /// This run's index in `header.runs`.
+    run: usize,
     pending: BTreeMap<u64, GameRecords>,
     summary: DatagenSummary,
     target: u64,
@@ -345,62 +318,58 @@ struct Output {
     error: Option<io::Error>,
 }
 
+/// An error about `path`, naming it and what was being done.
+fn file_error(path: &Path, doing: &str, e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(format!("{doing} {}: {e}", path.display()))
+}
+
 impl Output {
-    /// Opens the output for `cfg`, resuming or starting a run (see the module docs).
+    /// Opens the output for `cfg`: creates it, or resumes or adds a run after checking every
+    /// rule of the module docs. Nothing is written to an existing file before all checks pass.
     fn open(cfg: &DatagenConfig) -> io::Result<Output> {
-        let progress_path = progress_path(&cfg.out);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&cfg.out)?;
-        let len = file.metadata()?.len();
-        let name = cfg.out.display();
-        let progress = match ResumePoint::read(&progress_path)? {
-            Some(p) if p.seed == cfg.seed => {
-                if len < p.bytes {
-                    return Err(io::Error::other(format!(
-                        "{name} has {len} bytes but {} says {} games end at byte {}; \
-                         remove {} to start a new run",
-                        progress_path.display(),
-                        p.games,
-                        p.bytes,
-                        progress_path.display()
-                    )));
-                }
-                if len > p.bytes {
-                    eprintln!(
-                        "datagen: dropping {} bytes after the last finished game",
-                        len - p.bytes
-                    );
-                }
-                eprintln!("datagen: resuming seed {} at game {} of {}", p.seed, p.games, cfg.games);
-                p
+        let out = &cfg.out;
+        let settings = cfg.settings();
+        if out.is_dir() {
+            return Err(file_error(out, "writing", "is a directory; --out names a file"));
+        }
+        let created = OpenOptions::new().read(true).write(true).create_new(true).open(out);
+        let (file, header) = match created {
+            Ok(mut file) => {
+                let mut header = Header::new(cfg.variant, Source::SelfPlay);
+                header.runs.push(Run { seed: cfg.seed, games: 0, settings });
+                header.write_new(&mut file).map_err(|e| file_error(out, "writing", e))?;
+                (file, header)
             }
-            _ => {
-                let whole = len - len % RECORD_BYTES as u64;
-                if whole < len {
-                    eprintln!("datagen: cutting a torn record ({} bytes) off {name}", len - whole);
-                }
-                if whole > 0 {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let mut file = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(out)
+                    .map_err(|e| file_error(out, "opening", e))?;
+                let header = Header::read(&mut file)
+                    .map_err(|e| file_error(out, "refusing to write into", e))?;
+                let header = Self::check(cfg, header, settings)?;
+                let keep = HEADER_BYTES + header.data_bytes;
+                let len = file.metadata().map_err(|e| file_error(out, "reading", e))?.len();
+                if len > keep {
                     eprintln!(
-                        "datagen: appending to {name} after {} records",
-                        whole / RECORD_BYTES as u64
+                        "datagen: {}: dropping {} bytes after the last finished game",
+                        out.display(),
+                        len - keep
                     );
+                    file.set_len(keep).map_err(|e| file_error(out, "cutting", e))?;
                 }
-                let p = ResumePoint { seed: cfg.seed, games: 0, bytes: whole };
-                p.write(&progress_path)?;
-                p
+                (file, header)
             }
+            Err(e) => return Err(file_error(out, "creating", e)),
         };
-        file.set_len(progress.bytes)?;
+        let run = header.runs.iter().position(|r| r.seed == cfg.seed).expect("added above");
         let now = Instant::now();
         Ok(Output {
             file,
-            out: cfg.out.clone(),
-            progress_path,
-            progress,
+            out: out.clone(),
+            header,
+            run,
             pending: BTreeMap::new(),
             summary: DatagenSummary::default(),
             target: cfg.games,
@@ -410,10 +379,78 @@ impl Output {
         })
     }
 
+    /// Checks that this run may go into a file with `header`; returns the header with the
+    /// run in it (added if new).
+    fn check(cfg: &DatagenConfig, mut header: Header, settings: Settings) -> io::Result<Header> {
+        let refuse = |why: String| file_error(&cfg.out, "refusing to write into", why);
+        if header.variant != cfg.variant {
+            return Err(refuse(format!(
+                "it holds {} data and this run plays {}",
+                header.variant.name(),
+                cfg.variant.name()
+            )));
+        }
+        if header.source != Source::SelfPlay {
+            return Err(refuse(format!("it holds {}, not datagen runs", header.source)));
+        }
+        if let Some(run) = header.run(cfg.seed) {
+            if run.settings != settings {
+                return Err(refuse(format!(
+                    "its seed {} was made with {}, this run asks for {}",
+                    cfg.seed, run.settings, settings
+                )));
+            }
+            eprintln!(
+                "datagen: {}: resuming seed {} at game {} of {}",
+                cfg.out.display(),
+                cfg.seed,
+                run.games,
+                cfg.games
+            );
+            return Ok(header);
+        }
+        let seeds: Vec<String> = header.runs.iter().map(|r| r.seed.to_string()).collect();
+        if !cfg.add_seed {
+            return Err(refuse(format!(
+                "it holds seed(s) {} and not seed {}: give --add-seed to add a run of this \
+                 seed to it, or another --out",
+                seeds.join(", "),
+                cfg.seed
+            )));
+        }
+        if let Some(other) = header.runs.iter().find(|r| r.settings != settings) {
+            if !cfg.allow_mixed_settings {
+                return Err(refuse(format!(
+                    "its seed {} was made with {}, this run asks for {}: give \
+                     --allow-mixed-settings to mix them on purpose",
+                    other.seed, other.settings, settings
+                )));
+            }
+        }
+        if header.runs.len() >= MAX_RUNS {
+            return Err(refuse(format!(
+                "it holds {MAX_RUNS} runs, the most one file records: use another --out"
+            )));
+        }
+        eprintln!(
+            "datagen: {}: adding seed {} after seed(s) {}",
+            cfg.out.display(),
+            cfg.seed,
+            seeds.join(", ")
+        );
+        header.runs.push(Run { seed: cfg.seed, games: 0, settings });
+        Ok(header)
+    }
+
+    /// Games of this run in the file.
+    fn games_done(&self) -> u64 {
+        self.header.runs[self.run].games
+    }
+
     /// Takes game `index`; writes every game that is now next in order.
     fn deliver(&mut self, index: u64, game: GameRecords) -> io::Result<()> {
         self.pending.insert(index, game);
-        while let Some(game) = self.pending.remove(&self.progress.games) {
+        while let Some(game) = self.pending.remove(&self.games_done()) {
             self.write_game(&game)?;
             let s = &mut self.summary;
             s.rejected_openings += game.rejected_openings;
@@ -433,24 +470,24 @@ impl Output {
     }
 
     fn write_game(&mut self, game: &GameRecords) -> io::Result<()> {
+        let end = HEADER_BYTES + self.header.data_bytes;
         let written = (|| {
-            self.file.seek(SeekFrom::Start(self.progress.bytes))?;
+            self.file.seek(SeekFrom::Start(end))?;
             self.file.write_all(&game.bytes)?;
-            self.file.sync_data()
+            self.file.sync_data()?;
+            let mut next = self.header.clone();
+            next.data_bytes += game.bytes.len() as u64;
+            next.runs[self.run].games += 1;
+            next.write(&mut self.file)?;
+            self.header = next;
+            Ok(())
         })();
         if let Err(e) = written {
-            // Cut off whatever part of the game reached the file; the sidecar still
-            // describes the data before it.
-            let _ = self.file.set_len(self.progress.bytes);
+            // Cut off whatever part of the game reached the file; the header still vouches
+            // for the data before it.
+            let _ = self.file.set_len(end);
             return Err(self.write_error(e));
         }
-        let next = ResumePoint {
-            games: self.progress.games + 1,
-            bytes: self.progress.bytes + game.bytes.len() as u64,
-            ..self.progress
-        };
-        next.write(&self.progress_path).map_err(|e| self.write_error(e))?;
-        self.progress = next;
         Ok(())
     }
 
@@ -458,12 +495,11 @@ impl Output {
         io::Error::new(
             e.kind(),
             format!(
-                "writing {} failed ({e}); stopped with {} games of seed {} in the file \
-                 ({} bytes), the same command resumes",
+                "writing {} failed ({e}); stopped with {} games of seed {} in the file, the \
+                 same command resumes",
                 self.out.display(),
-                self.progress.games,
-                self.progress.seed,
-                self.progress.bytes
+                self.games_done(),
+                self.header.runs[self.run].seed,
             ),
         )
     }
@@ -471,7 +507,7 @@ impl Output {
     fn report(&mut self, last: bool) {
         let s = &self.summary;
         let secs = self.started.elapsed().as_secs_f64().max(1e-9);
-        let done = self.progress.games;
+        let done = self.games_done();
         let rate = s.positions as f64 / secs;
         // Games played in this run (a resumed run counts from where it resumed).
         let played = s.games + s.skipped_games;
@@ -496,16 +532,16 @@ impl Output {
 /// returned; the file then holds whole games only.
 pub fn run(cfg: &DatagenConfig) -> io::Result<DatagenSummary> {
     let output = Output::open(cfg)?;
-    if output.progress.games >= cfg.games {
+    if output.games_done() >= cfg.games {
         eprintln!(
             "datagen: nothing to do, {} games of seed {} are already in {}",
-            output.progress.games,
+            output.games_done(),
             cfg.seed,
             cfg.out.display()
         );
         return Ok(output.summary);
     }
-    let next_game = AtomicU64::new(output.progress.games);
+    let next_game = AtomicU64::new(output.games_done());
     let output = Mutex::new(output);
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -576,6 +612,9 @@ mod tests {
             seed: 5,
             variant: Variant::Crazyhouse,
             network: None,
+            openings_identity: 0,
+            add_seed: false,
+            allow_mixed_settings: false,
         };
         let game = |n: u8| GameRecords {
             bytes: vec![n; RECORD_BYTES],
@@ -589,24 +628,10 @@ mod tests {
         out.file = File::open(&cfg.out).unwrap();
         let e = out.deliver(1, game(2)).unwrap_err().to_string();
         assert!(e.contains("stopped with 1 games") && e.contains("resumes"), "{e}");
-        assert_eq!(std::fs::read(&cfg.out).unwrap(), vec![1; RECORD_BYTES]);
-        let p = ResumePoint::read(&progress_path(&cfg.out)).unwrap().unwrap();
-        assert_eq!((p.games, p.bytes), (1, RECORD_BYTES as u64));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn progress_file_round_trip_and_rejects_other_files() {
-        let dir = std::env::temp_dir().join(format!("madhouse-progress-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("x.progress");
-        let p = ResumePoint { seed: 7, games: 12, bytes: 12 * 44 };
-        p.write(&path).unwrap();
-        assert_eq!(ResumePoint::read(&path).unwrap(), Some(p));
-        std::fs::write(&path, "seed 7\ngames 1\nbytes 44\n").unwrap();
-        assert!(ResumePoint::read(&path).is_err());
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(ResumePoint::read(&path).unwrap(), None);
+        let bytes = std::fs::read(&cfg.out).unwrap();
+        assert_eq!(bytes[HEADER_BYTES as usize..], vec![1; RECORD_BYTES]);
+        let h = Header::read(&mut File::open(&cfg.out).unwrap()).unwrap();
+        assert_eq!((h.runs[0].games, h.data_bytes), (1, RECORD_BYTES as u64));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
