@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Calibrate the strength limit: play the ladder of issue 15 and print the table of levels,
-measured Elo, games and error bars for the README.
+measured Elo, games and error bars for docs/strength-limit.md.
 
 The ladder:
   1. anchors: the anchor level (default `Skill Level` 15) against Sjeng 11.2 (taken as 2300)
-     and SjaakII 1.4.1 (taken as 2350), each match from the shared openings (PGN for Sjeng,
-     which ignores holdings in setboard; match.py picks them);
+     and SjaakII 1.4.1 (taken as 2350), each match from --openings (Sjeng from
+     --sjeng-openings, PGN, as it ignores holdings in setboard);
   2. rungs: each level against the next one down the list (default 19, 17, ..., 1, 0) and the
      strongest limited level (`UCI_LimitStrength` with `UCI_Elo` at its maximum, shown as
      level 20) against the top of the list; `--games` games a pair.
@@ -13,10 +13,12 @@ Elo differences are chained from the anchor level (its Elo is the inverse-varian
 the two anchor estimates); error bars are 95%, the chained ones adding the variances along
 the chain (the anchors' own ratings are taken as exact).
 
-Every match runs through scripts/match.py (cutechess-cli, $CUTECHESS) in chunks of
+Every match runs through scripts/match.py (cutechess-cli: --cutechess or $CUTECHESS) in chunks of
 `--chunk` games; the state file records each finished chunk, so an interrupted run resumes
 where it stopped when started again with the same arguments (`--table` only prints the
-table from the state). Levels whose measured Elo is more than 100 from the mapping
+table from the state). The published calibration (docs/strength-limit.md) used the 400 match
+openings (--openings zh-openings.epd --sjeng-openings zh-openings.pgn) and --concurrency 2.
+Levels whose measured Elo is more than 100 from the mapping
 (LEVEL_ELO in src/search/skill.rs) are flagged, and a corrected LEVEL_ELO is printed: fix the
 mapping, not the table.
 
@@ -26,7 +28,6 @@ Examples:
   scripts/calibrate.py --levels 3,1 --anchor-level 3 --games 2 --chunk 2 --tc 2+0.02 \\
       --no-top --state /tmp/smoke.json                  # a smoke test: 6 games
 """
-import argparse
 import json
 import math
 import os
@@ -35,10 +36,12 @@ import subprocess
 import sys
 import time
 
-import match  # scripts/match.py: Elo and error bar of a score
-from uci_engine import UciEngine
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (scripts/common.py: the shared flags)
+import match  # noqa: E402  (scripts/match.py: Elo and error bar of a score)
+from uci_engine import UciEngine  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = common.ROOT
 ANCHORS = {"sjeng": 2300, "sjaakii": 2350}
 TOP = 20  # the strongest limited level: UCI_LimitStrength with UCI_Elo at its maximum
 FLAG_ELO = 100
@@ -88,7 +91,9 @@ def play_chunk(args, key, level, opponent, opp_level, games, seed, top_elo):
     """One chunk of a match through match.py; returns (wins, losses, draws, problems)."""
     cmd = [sys.executable, os.path.join(ROOT, "scripts", "match.py"), "--engine", args.engine,
            "--name", f"L{level}", "--opponent", opponent, "--games", str(games), "--tc", args.tc,
-           "--concurrency", str(args.concurrency), "--seed", str(seed),
+           "--concurrency", str(args.concurrency), "--seed", str(seed), "--cutechess", args.cutechess,
+           "--openings", args.sjeng_openings if opponent == "sjeng" else args.openings,
+           "--sjeng", args.sjeng, "--sjaakii", args.sjaakii,
            "--log", os.path.join(args.logdir, f"{key}-{seed}.log")]
     for o in level_options(level, top_elo):
         cmd += ["--option", o]
@@ -230,14 +235,15 @@ def corrected(mapping, elo):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
+    ap = common.parser(__doc__)
+    common.add(ap, engine=True, cutechess=True, openings=True, concurrency=True, tools=("sjeng", "sjaakii"))
+    ap.add_argument("--sjeng-openings", metavar="FILE", default=common.OPENINGS_PGN,
+                    help=f"Sjeng's openings, PGN (default: {common.shown(common.OPENINGS_PGN)})")
     ap.add_argument("--state", default=os.path.join(ROOT, "data", "calibration.json"))
     ap.add_argument("--logdir", help="cutechess logs (default: beside the state file)")
     ap.add_argument("--tc", default="10+0.1")
     ap.add_argument("--games", type=int, default=100, help="games a pair")
     ap.add_argument("--chunk", type=int, default=20, help="games between saves of the state")
-    ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--anchor-level", type=int, default=15)
     ap.add_argument("--levels", default="19,17,15,13,11,9,7,5,3,1,0",
                     help="the ladder, strongest first; neighbours play each other")
@@ -250,7 +256,13 @@ def main():
         sys.exit("--levels: levels from 19 down to 0, strongest first")
     if args.anchor_level not in args.levels:
         sys.exit("--anchor-level must be one of --levels")
-    args.engine = os.path.abspath(args.engine)
+    if not args.table:
+        args.engine = common.need_engine(args.engine)
+        args.cutechess = common.find_cutechess(args.cutechess)
+        args.openings = common.need_file(args.openings, "--openings")
+        args.sjeng_openings = common.need_file(args.sjeng_openings, "--sjeng-openings")
+        for tool in ANCHORS:
+            setattr(args, tool, common.need_tool(tool, getattr(args, tool)))
     os.makedirs(os.path.dirname(os.path.abspath(args.state)), exist_ok=True)
     args.logdir = args.logdir or os.path.splitext(os.path.abspath(args.state))[0] + "-logs"
     os.makedirs(args.logdir, exist_ok=True)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Measure how fast Madhouse answers `stop` and `ponderhit` over UCI.
 
-For each thread count, on random game positions (openings from the shared EPD file, continued
-with random legal moves that the engine itself lists with `go perft 1`):
+For each thread count, on random game positions (--openings, continued with random legal
+moves that the engine itself lists with `go perft 1`):
 
   infinite   `go infinite`, wait 5-300 ms, `stop`: time from `stop` to `bestmove`
   ponder     `go ponder wtime W btime W`, wait, `stop`: time from `stop` to `bestmove`
@@ -21,24 +21,22 @@ Examples:
   scripts/latency.py --cycles 30 --threads 1       # a quick check
   scripts/latency.py --engine /tmp/base/madhouse --cycles 500 --hash 64 --show-worst 5
 """
-import argparse
 import os
 import random
 import statistics
 import sys
 import time
 
-from uci_engine import UciEngine
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (scripts/common.py: the shared flags)
+from uci_engine import UciEngine  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OPENINGS = os.path.join(os.path.dirname(ROOT), "shared", "openings", "zh-openings.epd")
 
-
-def random_positions(eng, n, rng, max_plies):
-    """`n` `position` commands: an opening (if the shared EPD exists) plus random moves."""
+def random_positions(eng, n, rng, max_plies, openings):
+    """`n` `position` commands: the start position or an opening of `openings`, plus random moves."""
     starts = ["startpos"]
-    if os.path.exists(OPENINGS):
-        with open(OPENINGS) as f:
+    if openings:
+        with open(openings) as f:
             # EPD: the first four FEN fields, then operations (`hmvc 0; fmvn 4; ...`).
             starts += ["fen " + " ".join(l.split()[:4]) for l in f if l.strip() and not l.startswith("#")]
     out = []
@@ -90,8 +88,8 @@ def cycle(eng, kind, position, legal, wait_ms, clock_ms, problems):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
+    ap = common.parser(__doc__)
+    common.add(ap, engine=True, openings=True)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--cycles", type=int, default=200, help="cycles per kind and thread count (default 200)")
     ap.add_argument("--kinds", nargs="+", default=["infinite", "ponder", "ponderhit"],
@@ -108,13 +106,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
-    if not os.path.exists(args.engine):
-        sys.exit(f"engine not found: {args.engine} (build it or pass --engine)")
+    args.engine = common.need_engine(args.engine)
+    openings = common.need_file(args.openings, "--openings")
     rng = random.Random(args.seed)
     eng = UciEngine([args.engine])
     eng.uci({"Hash": args.hash, "Ponder": "true"})
     t = time.perf_counter()
-    positions = random_positions(eng, args.positions, rng, args.max_plies)
+    positions = random_positions(eng, args.positions, rng, args.max_plies, openings)
     print(f"{len(positions)} random positions in {time.perf_counter() - t:.1f} s; "
           f"{args.cycles} cycles per kind, waits {args.min_wait}-{args.max_wait} ms, ponder clock {args.clock} ms",
           flush=True)

@@ -2,26 +2,23 @@
 """Play a cutechess-cli match between Madhouse and an opponent; print the score, the Elo
 difference with its error bar, an optional SPRT verdict, and every forfeit or protocol problem.
 
-Opponents by name (installed with `apt-get install fairy-stockfish sjeng sjaakii`):
+--opponent CMD, by name (Debian/Ubuntu: `apt-get install fairy-stockfish sjeng sjaakii`; other
+places: --fsf, --sjeng, --sjaakii PATH):
   fsf      Fairy-Stockfish 11.1 (UCI, UCI_Variant crazyhouse)
   sjaakii  SjaakII 1.4.1 (XBoard)
   sjeng    Sjeng 11.2 (XBoard; started from the PGN openings, as it ignores FEN holdings;
            run with a throwaway HOME so its learning files do not carry over between runs)
-  self     Madhouse against Madhouse: the same binary (with --option settings for one side
-           only, e.g. Threads=2 against the default 1), or --opponent-cmd PATH (e.g. the
-           previous build, for SPRT)
-Any other value is taken as a UCI engine command.
+  self     Madhouse against Madhouse: the same binary (--engine), with --option settings for
+           one side only, e.g. Threads=2 against the default 1
+Any other value is an engine command, UCI unless --opponent-proto xboard: e.g. the previous
+Madhouse build (for SPRT) or another engine.
 
 Examples:
   scripts/match.py --opponent sjaakii --games 200 --tc 5+0.05 --concurrency 2
-  scripts/match.py --opponent self --opponent-cmd /tmp/base/madhouse --sprt 0 10 --games 4000
+  scripts/match.py --opponent /tmp/base/madhouse --sprt 0 10 --games 4000
   scripts/match.py --opponent self --option Threads=2 --tc 2+0.02
   scripts/match.py --opponent fsf --proto xboard --games 50 --tc 2+0.02
-
-cutechess-cli is found through $CUTECHESS, then PATH, then ../ext/cutechess/build/cutechess-cli
-beside the checkout (where the development machine builds it), then /work/tools/bin/cutechess-cli.
 """
-import argparse
 import math
 import os
 import re
@@ -30,8 +27,8 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared", "openings")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (scripts/common.py: the shared flags)
 
 PROBLEMS = {
     "time forfeit": re.compile(r"loses on time|on time\}", re.I),
@@ -43,24 +40,11 @@ PROBLEMS = {
 }
 
 
-def find_cutechess(explicit=None):
-    """The cutechess-cli to run: `explicit` (a --cutechess flag) if given, else the first found."""
-    if explicit:
-        if os.path.exists(explicit):
-            return explicit
-        sys.exit(f"cutechess-cli not found at {explicit}")
-    beside = os.path.join(os.path.dirname(ROOT), "ext", "cutechess", "build", "cutechess-cli")
-    for c in (os.environ.get("CUTECHESS"), shutil.which("cutechess-cli"), beside, "/work/tools/bin/cutechess-cli"):
-        if c and os.path.exists(c):
-            return c
-    sys.exit("cutechess-cli not found: set CUTECHESS")
-
-
-def sjeng_wrapper(tmp):
+def sjeng_wrapper(tmp, sjeng):
     """A script that runs Sjeng with a fresh HOME (no learning files between games)."""
     path = os.path.join(tmp, "sjeng-fresh")
     with open(path, "w") as f:
-        f.write('#!/bin/sh\nH=$(mktemp -d)\nHOME="$H" /usr/games/sjeng "$@"\nrc=$?\nrm -rf "$H"\nexit $rc\n')
+        f.write(f'#!/bin/sh\nH=$(mktemp -d)\nHOME="$H" "{sjeng}" "$@"\nrc=$?\nrm -rf "$H"\nexit $rc\n')
     os.chmod(path, 0o755)
     return path
 
@@ -83,50 +67,57 @@ def summarize(w, l, d):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
+    ap = common.parser(__doc__)
+    common.add(ap, engine=True, opponent="fsf, sjaakii, sjeng, self (Madhouse) or an engine command",
+               opponent_default="sjaakii", cutechess=True, openings=True, concurrency=True,
+               tools=("fsf", "sjeng", "sjaakii"))
     ap.add_argument("--name", default="madhouse")
     ap.add_argument("--proto", choices=["uci", "xboard"], default="uci", help="Madhouse's protocol")
     ap.add_argument("--option", action="append", default=[], help="Madhouse option, e.g. Threads=2")
-    ap.add_argument("--opponent", default="sjaakii")
-    ap.add_argument("--opponent-cmd", help="command for --opponent self (or a UCI engine)")
-    ap.add_argument("--opponent-proto", choices=["uci", "xboard"])
+    ap.add_argument("--opponent-proto", choices=["uci", "xboard"], help="the protocol of an --opponent command")
     ap.add_argument("--opponent-option", action="append", default=[])
     ap.add_argument("--tc", default="5+0.05")
     ap.add_argument("--nodes", type=int, help="fixed nodes per move instead of a clock (SPRT of logic changes)")
     ap.add_argument("--games", type=int, default=200)
-    ap.add_argument("--concurrency", type=int, default=2)
-    ap.add_argument("--openings", help="EPD or PGN file (default: the shared crazyhouse openings)")
     ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"))
     ap.add_argument("--ponder", action="store_true")
     ap.add_argument("--pgnout")
-    ap.add_argument("--log", help="write cutechess-cli's full output here (default: a file in /tmp)")
+    ap.add_argument("--log", help="write cutechess-cli's full output here (default: a file in the temporary directory)")
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args()
 
-    tmp = tempfile.mkdtemp(prefix="madhouse-match-")
+    engine = common.need_engine(args.engine)
+    cutechess = common.find_cutechess(args.cutechess)
     opp = args.opponent
     openings = args.openings
     opp_opts = list(args.opponent_option)
     if opp == "fsf":
-        opp_cmd, opp_proto, opp_name = "/usr/games/fairy-stockfish", "uci", "fairy-stockfish"
+        opp_cmd, opp_proto, opp_name = common.need_tool("fsf", args.fsf), "uci", "fairy-stockfish"
         opp_opts.append("Threads=1")
     elif opp == "sjaakii":
-        opp_cmd, opp_proto, opp_name = "/usr/games/sjaakii", "xboard", "sjaakii"
+        opp_cmd, opp_proto, opp_name = common.need_tool("sjaakii", args.sjaakii), "xboard", "sjaakii"
     elif opp == "sjeng":
-        opp_cmd, opp_proto, opp_name = sjeng_wrapper(tmp), "xboard", "sjeng"
-        openings = openings or os.path.join(SHARED, "zh-openings.pgn")
+        opp_cmd, opp_proto, opp_name = common.need_tool("sjeng", args.sjeng), "xboard", "sjeng"
+        if openings == common.OPENINGS:
+            openings = common.OPENINGS_PGN
     elif opp == "self":
-        opp_cmd = os.path.abspath(args.opponent_cmd or args.engine)
-        opp_proto, opp_name = "uci", "base"
+        opp_cmd, opp_proto, opp_name = engine, "uci", "base"
     else:
-        opp_cmd, opp_proto, opp_name = args.opponent_cmd or opp, "uci", os.path.basename(opp)
+        # A path (made absolute: cutechess-cli runs in a temporary directory) or a command.
+        opp_cmd = os.path.abspath(opp) if os.path.exists(opp) else opp
+        opp_proto = "uci"
+        opp_name = os.path.splitext(os.path.basename(opp.split()[0]))[0] or "opponent"
+        if opp_name == args.name:
+            opp_name = "base"
     opp_proto = args.opponent_proto or opp_proto
-    openings = openings or os.path.join(SHARED, "zh-openings.epd")
+    openings = common.need_file(openings, "--openings")
     fmt = "pgn" if openings.endswith(".pgn") else "epd"
+    tmp = tempfile.mkdtemp(prefix="madhouse-match-")
+    if opp == "sjeng":
+        opp_cmd = sjeng_wrapper(tmp, opp_cmd)
 
-    cmd = [find_cutechess(), "-variant", "crazyhouse"]
-    mine = ["-engine", f"name={args.name}", f"cmd={os.path.abspath(args.engine)}", f"proto={args.proto}"]
+    cmd = [cutechess, "-variant", "crazyhouse"]
+    mine = ["-engine", f"name={args.name}", f"cmd={engine}", f"proto={args.proto}"]
     mine += [f"option.{o}" for o in args.option]
     theirs = ["-engine", f"name={opp_name}", f"cmd={opp_cmd}", f"proto={opp_proto}"]
     theirs += [f"option.{o}" for o in opp_opts]

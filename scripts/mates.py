@@ -6,22 +6,22 @@ For each case (`<FEN> ;mate N ;bm MOVE ;id NAME`) the engine gets `ucinewgame`,
 exact `score mate M` before `bestmove` has 1 <= M <= N and the best move is the listed one; it is
 *mate found* when M <= N with any first move (other mates can be just as short).
 
-The engine command defaults to this checkout's target/release/madhouse.
+The engine defaults to this checkout's target/release/madhouse; --engine runs another build
+or another UCI engine (with --variant-option for Fairy-Stockfish).
 
 Examples:
   scripts/mates.py tests/data/zh-mates.epd
-  scripts/mates.py tests/data/zh-mates.epd -- /tmp/base/madhouse
-  scripts/mates.py tests/data/zh-mates.epd --variant-option -- /usr/games/fairy-stockfish
-  scripts/mates.py tests/data/zh-mates.epd --option MATE_SOLVER_MAX_REPLIES=6 -- target/tune/release/madhouse
+  scripts/mates.py tests/data/zh-mates.epd --engine /tmp/base/madhouse
+  scripts/mates.py tests/data/zh-mates.epd --variant-option --engine /usr/games/fairy-stockfish
+  scripts/mates.py tests/data/zh-mates.epd --option MATE_SOLVER_MAX_REPLIES=6 --engine target/tune/release/madhouse
 """
-import argparse
 import os
 import re
 import sys
 
-from uci_engine import UciEngine
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (scripts/common.py: the shared flags)
+from uci_engine import UciEngine  # noqa: E402
 
 
 def cases(path):
@@ -39,24 +39,21 @@ def cases(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 usage="%(prog)s suite [options] [-- engine command]")
-    ap.add_argument("suite")
+    ap = common.parser(__doc__)
+    common.add(ap, engine=True, engine_help="the UCI engine to test (default: Madhouse, "
+               f"{common.shown(common.ENGINE)})")
+    ap.add_argument("suite", help="EPD mate suite, e.g. tests/data/zh-mates.epd")
     ap.add_argument("--movetime", type=int, default=100)
     ap.add_argument("--nodes", type=int, help="search a node budget instead (deterministic, for tuning)")
     ap.add_argument("--variant-option", action="store_true", help="send UCI_Variant crazyhouse (Fairy-Stockfish)")
     ap.add_argument("--option", action="append", default=[],
                     help="UCI option NAME=VALUE, e.g. a tunable of the tuning build (repeatable)")
     ap.add_argument("--verbose", action="store_true")
-    # The engine command follows `--` (default: this checkout's release build).
-    argv = sys.argv[1:]
-    split = argv.index("--") if "--" in argv else len(argv)
-    args = ap.parse_args(argv[:split])
-    cmd = argv[split + 1:] or [os.path.join(ROOT, "target", "release", "madhouse")]
-    if split == len(argv) and not os.path.exists(cmd[0]):
-        sys.exit(f"engine not found: {cmd[0]} (cargo build --release, or give the command after --)")
+    args = ap.parse_args()
+    engine = common.need_engine(args.engine)
+    common.need_file(args.suite, "suite")
 
-    e = UciEngine(cmd)
+    e = UciEngine([engine])
     options = {"Threads": 1}
     if args.variant_option:
         options["UCI_Variant"] = "crazyhouse"

@@ -23,15 +23,14 @@ Examples:
   scripts/memory.py --hash 16 64 --rounds 2 --games 60 --threads 2
   scripts/memory.py --engine /tmp/base/madhouse --overhead 48
 """
-import argparse
 import os
 import random
 import sys
 import time
 
-from uci_engine import UciEngine
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (scripts/common.py: the shared flags)
+from uci_engine import UciEngine  # noqa: E402
 
 
 def status(pid):
@@ -57,8 +56,8 @@ def random_game(eng, rng, plies):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
+    ap = common.parser(__doc__)
+    common.add(ap, engine=True)
     ap.add_argument("--hash", type=int, nargs="+", default=[16, 64, 256, 1024], help="Hash sizes, MB")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--overhead", type=float, default=64.0, help="allowed RSS above Hash, MB (default 64)")
@@ -73,8 +72,7 @@ def main():
     if not sys.platform.startswith("linux") or not os.path.exists("/proc/self/status"):
         print(f"memory.py: unsupported on {sys.platform} (needs Linux /proc/PID/status)")
         return 0
-    if not os.path.exists(args.engine):
-        sys.exit(f"engine not found: {args.engine} (build it or pass --engine)")
+    args.engine = common.need_engine(args.engine)
 
     rng = random.Random(args.seed)
     eng = UciEngine([args.engine])

@@ -9,21 +9,21 @@ are skipped. Needs python-chess (`pip install chess`).
 Example:
   scripts/pgn_to_positions.py games.pgn >> data/fsf.txt
 """
-import argparse
+import os
 import sys
 
-import chess
-import chess.pgn
-import chess.variant
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (scripts/common.py: the shared flags and messages)
 
 RESULTS = {"1-0": "1", "0-1": "0", "1/2-1/2": "0.5"}
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser(__doc__)
     ap.add_argument("pgn", nargs="+")
     ap.add_argument("--skip", type=int, default=4, help="plies skipped at the start of each game")
     args = ap.parse_args()
+    chess = common.import_chess("pgn_to_positions.py")
     games = positions = 0
     for path in args.pgn:
         with open(path, encoding="utf-8", errors="replace") as f:

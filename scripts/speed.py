@@ -9,16 +9,17 @@ bench:  Madhouse `bench <depth>` and Fairy-Stockfish `bench 16 1 <fsf-depth> <fi
 Example:
   scripts/speed.py --engine target/release/madhouse --fsf /usr/games/fairy-stockfish
 """
-import argparse
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-from uci_engine import UciEngine
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (scripts/common.py: the shared flags)
+from uci_engine import UciEngine  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = common.ROOT
 PERFT = [
     ("startpos", "startpos"),
     ("zh-middlegame", "fen r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[] b KQkq - 0 1"),
@@ -35,14 +36,15 @@ def uci_perft(cmd, position, depth, variant):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
-    ap.add_argument("--fsf", default="/usr/games/fairy-stockfish")
+    ap = common.parser(__doc__)
+    common.add(ap, engine=True, tools=("fsf",))
     ap.add_argument("--perft-depth", type=int, default=5)
     ap.add_argument("--bench-depth", type=int, default=10)
     ap.add_argument("--fsf-bench-depth", type=int, default=13)
     ap.add_argument("--skip-bench", action="store_true")
     args = ap.parse_args()
+    args.engine = common.need_engine(args.engine)
+    args.fsf = common.need_tool("fsf", args.fsf)
 
     print(f"perft {args.perft_depth}, single thread")
     for name, pos in PERFT:

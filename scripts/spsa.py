@@ -8,11 +8,11 @@ src/params.rs and whose `tune` command gives each one's SPSA step:
 
 Each iteration is one game pair: every tuned parameter is moved by +c_k or -c_k (random signs),
 the engine with theta + c_k*delta plays the one with theta - c_k*delta from an opening of the
-shared crazyhouse openings, once with each colour, and theta steps toward the winner:
+openings (--openings), once with each colour, and theta steps toward the winner:
 theta += a_k / c_k * (wins - losses) * delta (Spall's gains, as fishtest uses them:
 c_k = c_end * (N / k)^gamma, a_k = r_end * c_end^2 * ((A + N) / (A + k))^alpha, A = N / 10).
-One worker per core (--concurrency) plays pairs at the same time, each from the theta of its
-start; results are applied as they come in.
+--concurrency workers (default 1; one per core is the usual choice) play pairs at the same
+time, each from the theta of its start; results are applied as they come in.
 
 Every finished pair is logged (stdout, and one JSON line in STATE.log) and the state file
 (JSON) is rewritten, so an interrupted run resumes where it stopped with the same command. The
@@ -24,11 +24,9 @@ Examples:
   scripts/spsa.py --state spsa.json --iterations 20000 --params '^(RFP|NMP|LMR)_'
   scripts/spsa.py --state spsa.json --show --write-params
 
-cutechess-cli: --cutechess PATH, else as scripts/match.py finds it ($CUTECHESS, PATH, ...).
+cutechess-cli: --cutechess PATH, else $CUTECHESS, else cutechess-cli on PATH.
 """
-import argparse
 import json
-import math
 import os
 import random
 import re
@@ -40,12 +38,12 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from match import PROBLEMS, SHARED, find_cutechess  # noqa: E402  (scripts/match.py)
+import common  # noqa: E402  (scripts/common.py: the shared flags)
+from match import PROBLEMS  # noqa: E402  (scripts/match.py)
 from uci_engine import UciEngine  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = common.ROOT
 PARAMS_RS = os.path.join(ROOT, "src", "params.rs")
-TUNE_ENGINE = os.path.join(ROOT, "target", "tune", "release", "madhouse")
 
 OPTION_RE = re.compile(r"option name (\S+) type spin default (-?\d+) min (-?\d+) max (-?\d+)$")
 TUNE_RE = re.compile(r"tune (\S+) default (-?\d+) min (-?\d+) max (-?\d+) step (\d+)$")
@@ -250,7 +248,7 @@ def new_state(args):
         "iterations": args.iterations, "done": 0, "batch": args.batch,
         "alpha": args.alpha, "gamma": args.gamma, "r_end": args.r_end, "seed": args.seed,
         "tc": args.tc, "nodes": args.nodes, "hash": args.hash, "options": args.option,
-        "openings": os.path.abspath(args.openings or os.path.join(SHARED, "zh-openings.epd")),
+        "openings": common.need_file(args.openings, "--openings"),
         "wins": 0, "losses": 0, "draws": 0, "problems": {}, "seconds": 0.0,
     }
 
@@ -300,9 +298,11 @@ def write_params(s, path=PARAMS_RS):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser(__doc__)
+    common.add(ap, engine=True, engine_default=common.TUNE_ENGINE,
+               engine_help=f"the tuning build of Madhouse (default: {common.shown(common.TUNE_ENGINE)})",
+               cutechess=True, openings=True, concurrency=True)
     ap.add_argument("--state", required=True, help="JSON state file (created, or resumed if it exists)")
-    ap.add_argument("--engine", default=TUNE_ENGINE, help="the tuning build (default: target/tune/release)")
     ap.add_argument("--iterations", type=int, help="game pairs in the run (N); on resume: extend to this")
     ap.add_argument("--params", help="regex: tune only the matching tunables (default: all)")
     ap.add_argument("--exclude", help="regex: leave the matching tunables at their defaults")
@@ -310,18 +310,17 @@ def main():
     ap.add_argument("--nodes", type=int, help="fixed nodes per move instead of a clock")
     ap.add_argument("--hash", type=int, default=16)
     ap.add_argument("--option", action="append", default=[], help="UCI option for both sides, e.g. 'Use NNUE=true'")
-    ap.add_argument("--openings", help="EPD file (default: the shared crazyhouse openings)")
     ap.add_argument("--batch", type=int, default=1, help="game pairs per cutechess-cli run (one SPSA step)")
-    ap.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, help="workers (default: all cores)")
     ap.add_argument("--r-end", type=float, default=0.002, help="final learning rate (fishtest's r_end)")
     ap.add_argument("--alpha", type=float, default=0.602)
     ap.add_argument("--gamma", type=float, default=0.101)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--cutechess", help="cutechess-cli binary (default: $CUTECHESS, PATH, ...)")
     ap.add_argument("--show", action="store_true", help="print the state's summary and rows; play nothing")
     ap.add_argument("--write-params", action="store_true",
                     help="at the end, write the tuned values into src/params.rs")
     args = ap.parse_args()
+    if not args.show:
+        args.cutechess = common.find_cutechess(args.cutechess)
 
     if os.path.exists(args.state):
         with open(args.state) as f:
@@ -334,6 +333,7 @@ def main():
     elif args.show:
         sys.exit(f"no state file {args.state}")
     else:
+        args.engine = common.need_engine(args.engine)
         s = new_state(args)
         print(f"new run {args.state}: {len(s['params'])} parameters, {s['iterations']} iterations")
     if args.show:
@@ -342,7 +342,6 @@ def main():
             write_params(s)
         return 0
 
-    args.cutechess = find_cutechess(args.cutechess)
     run = Run(args, s)
     run.save()
     workers = [threading.Thread(target=run.worker, daemon=True) for _ in range(max(1, args.concurrency))]

@@ -7,10 +7,11 @@ The grid (each axis can be narrowed on the command line):
   --ponder    off on
   --proto     uci xboard          (Madhouse's protocol)
   --opponent  sjaakii self        (SjaakII 1.4.1 over XBoard, or a second Madhouse process with
-                                   the same protocol and threads; --self-cmd for another build)
+                                   the same protocol and threads; a path instead of `self`
+                                   plays another Madhouse build the same way)
 
-For each configuration, cutechess-cli plays --games-per-config games (openings from the shared
-EPD, both colours), with Madhouse's stderr kept. Then cutechess's output, the PGN and the
+For each configuration, cutechess-cli plays --games-per-config games (from --openings, both
+colours), with Madhouse's stderr kept. Then cutechess's output, the PGN and the
 stderr are searched for: time forfeits ("loses on time"), illegal moves, crashes (engine
 panics, "terminates"/"crashed"), disconnects and stalled connections, "Premature bestmove", and
 every cutechess "Warning:". Problems are attributed to Madhouse or to the opponent.
@@ -27,13 +28,12 @@ Examples:
   scripts/stress.py --games-per-config 2 --tc 1+0.01 --threads 1 --ponder off   # 4 configs
   scripts/stress.py --games-per-config 20                                       # all 32
   scripts/stress.py --games-per-config 10 --proto xboard --opponent self --ponder on
-  scripts/stress.py --games-per-config 4 --self-cmd /tmp/base/madhouse --out /tmp/stress
+  scripts/stress.py --games-per-config 4 --opponent /tmp/base/madhouse --out /tmp/stress
   scripts/stress.py --games-per-config 2 --tc 1+0.01 --proto uci --opponent sjaakii --debug --out /tmp/s
 
 Logs, PGNs and Madhouse's stderr go to --out (by default a temporary directory, kept if there
 were problems); with --debug, each cutechess.log has every engine line with its time in ms.
 """
-import argparse
 import itertools
 import os
 import re
@@ -45,10 +45,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from match import SHARED, find_cutechess  # noqa: E402  (scripts/match.py)
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SJAAKII = "/usr/games/sjaakii"
+import common  # noqa: E402  (scripts/common.py: the shared flags)
 
 FINISHED = re.compile(r"^Finished game (\d+) \((.+) vs (.+)\): (\S+) \{(.*)\}")
 KINDS = ["forfeits", "illegal", "crashes", "disconnects", "premature", "warnings", "unfinished"]
@@ -98,9 +95,14 @@ def parse_pgn(path):
     return games
 
 
+def opponent_tag(opp):
+    """The opponent as a configuration's name shows it: sjaakii, self, or a build's file name."""
+    return opp if opp in ("sjaakii", "self") else "build-" + os.path.basename(opp)
+
+
 def run_config(cfg, args, cutechess, outdir):
     tc, threads, ponder, proto, opp = cfg
-    tag = f"tc{tc}-t{threads}-{'ponder' if ponder else 'noponder'}-{proto}-{opp}"
+    tag = f"tc{tc}-t{threads}-{'ponder' if ponder else 'noponder'}-{proto}-{opponent_tag(opp)}"
     d = os.path.join(outdir, tag)
     os.makedirs(d, exist_ok=True)
     pgn = os.path.join(d, "games.pgn")
@@ -111,12 +113,13 @@ def run_config(cfg, args, cutechess, outdir):
     cmd = [cutechess, "-variant", "crazyhouse"]
     cmd += ["-engine", "name=madhouse", f"cmd={os.path.abspath(args.engine)}", f"proto={proto}",
             threads_opt, f"stderr={mine_err}"]
-    if opp == "self":
-        names.append("madhouse2")
-        cmd += ["-engine", "name=madhouse2", f"cmd={os.path.abspath(args.self_cmd or args.engine)}",
-                f"proto={proto}", threads_opt, f"stderr={os.path.join(d, 'madhouse2.stderr')}"]
-    else:
+    if opp == "sjaakii":
         cmd += ["-engine", "name=sjaakii", f"cmd={args.sjaakii}", "proto=xboard"]
+    else:
+        names.append("madhouse2")
+        other = args.engine if opp == "self" else opp
+        cmd += ["-engine", "name=madhouse2", f"cmd={other}",
+                f"proto={proto}", threads_opt, f"stderr={os.path.join(d, 'madhouse2.stderr')}"]
     # One -each: cutechess-cli refuses a second one ("Multiple instances of option").
     cmd += ["-each", f"tc={tc}", f"timemargin={args.timemargin}", f"dir={d}"] + (["ponder"] if ponder else [])
     fmt = "pgn" if args.openings.endswith(".pgn") else "epd"
@@ -229,18 +232,16 @@ def run_config(cfg, args, cutechess, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
-    ap.add_argument("--self-cmd", help="the opponent binary for --opponent self (default: --engine)")
-    ap.add_argument("--sjaakii", default=SJAAKII)
+    ap = common.parser(__doc__)
+    g = common.add(ap, engine=True, cutechess=True, openings=True, concurrency=True, tools=("sjaakii",))
+    g.add_argument("--opponent", metavar="CMD", nargs="+", default=["sjaakii", "self"],
+                   help="the opponents, an axis of the grid: sjaakii, self (Madhouse, --engine) or the "
+                        "path of another Madhouse build (default: sjaakii self)")
     ap.add_argument("--games-per-config", type=int, default=10, help="games per configuration, rounded up to even")
-    ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--tc", nargs="+", default=["1+0.01", "2+0.02"])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--ponder", nargs="+", choices=["off", "on"], default=["off", "on"])
     ap.add_argument("--proto", nargs="+", choices=["uci", "xboard"], default=["uci", "xboard"])
-    ap.add_argument("--opponent", nargs="+", choices=["sjaakii", "self"], default=["sjaakii", "self"])
-    ap.add_argument("--openings", default=os.path.join(SHARED, "zh-openings.epd"))
     ap.add_argument("--timemargin", type=int, default=0, help="ms cutechess tolerates over the clock (default 0)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="keep logs, PGNs and engine stderr here (default: a temporary directory, "
@@ -250,9 +251,12 @@ def main():
     ap.add_argument("--show", type=int, default=10, help="problem lines shown per configuration")
     args = ap.parse_args()
 
-    if not os.path.exists(args.engine):
-        sys.exit(f"engine not found: {args.engine} (build it or pass --engine)")
-    cutechess = find_cutechess()
+    args.engine = common.need_engine(args.engine)
+    args.opponent = [o if o in ("sjaakii", "self") else common.need_engine(o, "--opponent") for o in args.opponent]
+    if "sjaakii" in args.opponent:
+        args.sjaakii = common.need_tool("sjaakii", args.sjaakii)
+    args.openings = common.need_file(args.openings, "--openings")
+    cutechess = common.find_cutechess(args.cutechess)
     configs = list(itertools.product(args.tc, args.threads, [p == "on" for p in args.ponder], args.proto,
                                      args.opponent))
     cores = os.cpu_count() or 1

@@ -9,14 +9,15 @@ counts).
 Example:
   scripts/threads.py --depth 12 --threads 1 2
 """
-import argparse
 import os
 import re
 import sys
 
-from uci_engine import UciEngine
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (scripts/common.py: the shared flags)
+from uci_engine import UciEngine  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = common.ROOT
 
 
 def run(engine, threads, depth, fens, hash_mb):
@@ -39,12 +40,13 @@ def run(engine, threads, depth, fens, hash_mb):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "madhouse"))
+    ap = common.parser(__doc__)
+    common.add(ap, engine=True)
     ap.add_argument("--depth", type=int, default=12)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--hash", type=int, default=64)
     args = ap.parse_args()
+    args.engine = common.need_engine(args.engine)
     fens = [l.strip() for l in open(os.path.join(ROOT, "src", "bench.fen")) if l.strip() and not l.startswith("#")]
     base = None
     print(f"{len(fens)} bench positions, go depth {args.depth}, Hash {args.hash} MB")
