@@ -32,8 +32,8 @@ pub const DEFAULT_MULTIPV: usize = 1;
 /// Largest number of principal variations.
 pub const MAX_MULTIPV: usize = 500;
 /// Whether searches use the built-in network by default (else the hand-written evaluation).
-/// On since the built-in network beat the hand-written evaluation in matches (README, The
-/// network).
+/// On since the built-in network beat the hand-written evaluation in matches
+/// (docs/results.md, The network against the hand-written evaluation).
 pub const DEFAULT_USE_NNUE: bool = true;
 /// Default reserve per move for GUI and network delays, milliseconds (a local GUI).
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;

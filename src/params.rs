@@ -7,13 +7,13 @@
 //! with their default, their range and their SPSA step. Each becomes a [`Param`] constant read
 //! with `.get()`: in normal (and release) builds `get` is a `const fn` returning the default,
 //! so the compiler folds it like a literal; in the tuning build (cargo feature `tune-search`,
-//! see README, Tuning the search) `get` reads an atomic that the UCI option of the same name
+//! see docs/development.md, Tuning the search) `get` reads an atomic that the UCI option of the same name
 //! sets (`options.rs` lists every row of [`TUNABLES`] as a spin option). The remaining
 //! `pub const` items are not tuned, each says why: structure (table sizes, depth sentinels,
 //! reporting intervals), scales (the pawn's SEE value) and safety margins.
 //!
 //! The defaults of the search rows come from the first SPSA run (7,000 games at 20,000 nodes
-//! a move, `scripts/spsa.py`; README, Tuning the search, gives the command and the matches
+//! a move, `scripts/spsa.py`; docs/development.md, Tuning the search, gives the command and the matches
 //! that verified them). The `TIME_` rows and `MATE_SOLVER_TIME_PERMILLE` were not in that
 //! run (a node budget has no clock) and keep their hand-set values.
 

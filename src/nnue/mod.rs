@@ -144,7 +144,7 @@ impl fmt::Display for NnueError {
 
 impl std::error::Error for NnueError {}
 
-/// The network built into the binary (`src/nnue/default.nnue`; see the README for how it was
+/// The network built into the binary (`src/nnue/default.nnue`; see docs/training.md for how it was
 /// trained), so that the engine stays one file to copy.
 pub static EMBEDDED: &[u8] = include_bytes!("default.nnue");
 

@@ -36,7 +36,7 @@
 //!
 //! `UCI_Elo` maps to a fractional level through [`LEVEL_ELO`], interpolating between rows of
 //! [`LEVELS`]; `Skill Level` 0..19 are the rows themselves and 20 is the unlimited engine.
-//! [`LEVEL_ELO`] is what the calibration (scripts/calibrate.py, README) measures and corrects.
+//! [`LEVEL_ELO`] is what the calibration (scripts/calibrate.py, docs/strength-limit.md) measures and corrects.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -51,7 +51,7 @@ pub const SKILL_LEVEL_MAX: i64 = 20;
 /// Largest `Skill Seed` (the largest 32-bit signed value, which every GUI can enter).
 pub const SEED_MAX: i64 = i32::MAX as i64;
 
-/// The Elo each row of [`LEVELS`] plays at, measured (README, "Strength limit"): the
+/// The Elo each row of [`LEVELS`] plays at, measured (docs/strength-limit.md, Calibration): the
 /// calibration ladder of `scripts/calibrate.py` at 5+0.05, level 6 against Sjeng 11.2 (taken
 /// as 2300) and SjaakII 1.4.1 (2350), every other level chained from it by matches of 100
 /// games between neighbouring levels (and the strongest limited level), rounded to 10.
