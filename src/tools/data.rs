@@ -25,6 +25,42 @@ use crate::nnue::data::{self, RecordReader, Sample};
 use crate::score::MATE_BOUND;
 use crate::tools::datafile::{Header, HeaderError, HEADER_BYTES};
 
+/// The data files `paths` name: a file stands for itself; a folder (of shards, say) for
+/// every data file in it with a header, in name order. Other files in a folder are passed
+/// over and named on stderr; a folder without a data file is an error naming it.
+pub fn expand_paths(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let named = |e: io::Error| io::Error::other(format!("reading {}: {e}", path.display()));
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(named)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<io::Result<_>>()
+            .map_err(named)?;
+        entries.sort();
+        let before = out.len();
+        for entry in entries.into_iter().filter(|p| p.is_file()) {
+            let is_data = File::open(&entry).ok().is_some_and(|mut f| Header::read(&mut f).is_ok());
+            if is_data {
+                out.push(entry);
+            } else {
+                eprintln!("{}: not a data file with a header, passed over", entry.display());
+            }
+        }
+        if out.len() == before {
+            return Err(io::Error::other(format!(
+                "reading {}: the folder holds no data file with a header",
+                path.display()
+            )));
+        }
+    }
+    Ok(out)
+}
+
 /// Unreadable records or lines named on stderr per file; the rest are only counted.
 const BAD_SHOWN: u64 = 5;
 
@@ -342,6 +378,25 @@ mod tests {
         .unwrap();
         let err = DataReader::open(&other, Variant::Crazyhouse).err().expect("refused");
         assert!(err.to_string().contains("loop"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_folder_stands_for_its_data_files_in_name_order() {
+        let dir = std::env::temp_dir().join(format!("madhouse-data-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let header = || Header::new(Variant::Crazyhouse, crate::tools::datafile::Source::Text);
+        for name in ["seed-2.bin", "seed-1.bin"] {
+            crate::tools::datafile::write_file(&dir.join(name), header(), &[]).unwrap();
+        }
+        std::fs::write(dir.join("run.log"), "datagen: 10 games\n").unwrap();
+        let single = dir.join("notes.txt");
+        let got = expand_paths(&[dir.clone(), single.clone()]).unwrap();
+        assert_eq!(got, vec![dir.join("seed-1.bin"), dir.join("seed-2.bin"), single]);
+        let empty = dir.join("sub");
+        let e = expand_paths(&[empty]).unwrap_err().to_string();
+        assert!(e.contains("sub") && e.contains("no data file"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

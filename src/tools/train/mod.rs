@@ -76,7 +76,7 @@ pub const DEFAULT_VALIDATION: f32 = 0.05;
 /// Settings of a training run.
 #[derive(Clone, Debug)]
 pub struct TrainConfig {
-    /// Data files.
+    /// Data files, or folders standing for the data files in them (shards).
     pub data: Vec<PathBuf>,
     /// Variant the FENs are read as.
     pub variant: Variant,
@@ -293,7 +293,7 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
         _ => None,
     };
     let mut sources = Vec::new();
-    for path in &cfg.data {
+    for path in &crate::tools::data::expand_paths(&cfg.data)? {
         // The reader's errors name the file.
         sources.push(DataReader::open(path, cfg.variant)?);
     }
