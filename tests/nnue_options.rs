@@ -142,3 +142,43 @@ fn eval_file_over_xboard() {
     e.check(lines.iter().any(|l| l.starts_with("Error (bad option value)")), "UseNNUE=2 accepted");
     e.assert_healthy();
 }
+
+/// The score of the first thinking line (`ply score time nodes pv`) before the engine's
+/// `move` over XBoard.
+fn xboard_think_score(e: &mut Engine) -> i32 {
+    e.send("go");
+    let lines = e.read_until(|l| l.starts_with("move "), Duration::from_secs(20));
+    let think = lines
+        .iter()
+        .find(|l| l.split_whitespace().next().is_some_and(|w| w.parse::<u32>().is_ok()))
+        .unwrap_or_else(|| e.fail(&format!("no thinking line: {lines:?}")));
+    think.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| e.fail(think))
+}
+
+#[test]
+fn a_new_network_over_xboard_starts_the_search_afresh() {
+    // As over UCI: after EvalFile names another network, the next search scores with it and
+    // not with the first network's evaluations left in the hash table (no `new` between).
+    let dir = std::env::temp_dir().join(format!("madhouse-nnue-xb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (first, second) = (constant_network(&dir, 100), constant_network(&dir, 200));
+    let (mut e, _) = Engine::xboard();
+    let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 1";
+    for c in ["new", "force", &format!("setboard {fen}"), "sd 1", "post"] {
+        e.send(c);
+    }
+    e.send(&format!("option EvalFile={}", first.display()));
+    e.ping(1);
+    // Black to move; every leaf has White to move at +100 for White: Black scores -100.
+    let score = xboard_think_score(&mut e);
+    e.check(score == -100, &format!("first network: {score}"));
+    for c in ["force", "undo"] {
+        e.send(c);
+    }
+    e.send(&format!("option EvalFile={}", second.display()));
+    e.ping(2);
+    let score = xboard_think_score(&mut e);
+    e.check(score == -200, &format!("after a new EvalFile: {score}"));
+    e.assert_healthy();
+    let _ = std::fs::remove_dir_all(&dir);
+}
