@@ -18,6 +18,18 @@ use crate::eval::weights::{
 use crate::eval::{evaluate_with, Tracer};
 use crate::tools::data::DataReader;
 
+/// Full passes over the data.
+pub const DEFAULT_EPOCHS: usize = 500;
+/// Learning rate of momentum gradient descent (about 1e5 moves a weight seen in every
+/// position by a few units).
+pub const DEFAULT_RATE_GD: f64 = 1e5;
+/// Learning rate of Adam, in weight units per step.
+pub const DEFAULT_RATE_ADAM: f64 = 0.5;
+/// L2 pull toward the starting weights (none).
+pub const DEFAULT_L2: f64 = 0.0;
+/// Where the tuned weights go in a checkout: the file `eval` includes.
+pub const DEFAULT_OUT: &str = "src/eval/tuned.rs";
+
 /// Positions read and traced per parallel chunk.
 const LOAD_CHUNK: usize = 1 << 16;
 
@@ -147,6 +159,23 @@ pub struct TuneConfig {
     /// trade a smaller K for larger weights; fixing K keeps the centipawn scale that the
     /// search's margins assume when a refit starts from weights that fit badly.
     pub k: Option<f64>,
+}
+
+impl TuneConfig {
+    /// Defaults for everything but the files: gradient descent from the current weights.
+    pub fn new(data: String, out: String) -> TuneConfig {
+        TuneConfig {
+            data,
+            epochs: DEFAULT_EPOCHS,
+            rate: DEFAULT_RATE_GD,
+            out,
+            limit: 0,
+            adam: false,
+            from_hand_made: false,
+            l2: DEFAULT_L2,
+            k: None,
+        }
+    }
 }
 
 /// Loads and traces the data set.

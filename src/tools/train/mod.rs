@@ -72,6 +72,10 @@ pub const DEFAULT_EPOCHS: usize = 20;
 pub const DEFAULT_LR_END_FRACTION: f32 = 0.05;
 /// Fraction of positions held out for validation.
 pub const DEFAULT_VALIDATION: f32 = 0.05;
+/// Output buckets of a new network (one: a single output for every position).
+pub const DEFAULT_BUCKETS: usize = 1;
+/// Seed of initialisation, shuffling and the validation split.
+pub const DEFAULT_SEED: u64 = 1;
 
 /// Settings of a training run.
 #[derive(Clone, Debug)]
@@ -131,7 +135,7 @@ impl TrainConfig {
             resume: false,
             init: None,
             hidden: crate::nnue::DEFAULT_HIDDEN,
-            buckets: 1,
+            buckets: DEFAULT_BUCKETS,
             epochs: DEFAULT_EPOCHS,
             batch: DEFAULT_BATCH,
             lr: DEFAULT_LR,
@@ -141,7 +145,7 @@ impl TrainConfig {
             validation: DEFAULT_VALIDATION,
             limit: 0,
             threads: 0,
-            seed: 1,
+            seed: DEFAULT_SEED,
             mirror_files: false,
         }
     }
