@@ -242,7 +242,8 @@ pub struct TuneArgs {
     pub data: String,
     /// Rust source file for the weights.
     #[arg(long, value_name = "FILE",
-          help = format!("Rust source file for the weights [default: {}]", tune::DEFAULT_OUT))]
+          help = format!("Rust source file for the weights [default: {} if that file is \
+                          here, in a checkout; else required]", tune::DEFAULT_OUT))]
     pub out: Option<String>,
     /// Passes over the data
     #[arg(long, value_name = "N", default_value_t = tune::DEFAULT_EPOCHS)]
@@ -267,6 +268,9 @@ pub struct TuneArgs {
     /// Fixed sigmoid scale [default: fitted to the starting weights]
     #[arg(long, value_name = "X")]
     pub k: Option<f64>,
+    /// Threads.
+    #[arg(long, value_name = "N", value_parser = threads, help = THREADS_HELP)]
+    pub threads: Option<usize>,
 }
 
 #[cfg(test)]

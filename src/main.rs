@@ -123,7 +123,17 @@ fn train(args: TrainArgs) {
 
 fn tune(args: TuneArgs) {
     use madhouse::tools::tune::{self, TuneConfig, DEFAULT_OUT, DEFAULT_RATE_ADAM};
-    let mut cfg = TuneConfig::new(args.data, args.out.unwrap_or_else(|| DEFAULT_OUT.into()));
+    // The default output is the checkout's source file; elsewhere there is none to rewrite,
+    // and a run that found out only when writing would lose its epochs.
+    let out = match args.out {
+        Some(out) => out,
+        None if std::path::Path::new(DEFAULT_OUT).is_file() => DEFAULT_OUT.into(),
+        None => fail(&format!(
+            "tune needs --out FILE here: its default, {DEFAULT_OUT}, is a file of a Madhouse \
+             checkout and there is none in this directory"
+        )),
+    };
+    let mut cfg = TuneConfig::new(args.data, out);
     cfg.adam = args.optimizer == Optimizer::Adam;
     cfg.rate = args.rate.unwrap_or(if cfg.adam { DEFAULT_RATE_ADAM } else { cfg.rate });
     cfg.epochs = args.epochs;
@@ -131,6 +141,7 @@ fn tune(args: TuneArgs) {
     cfg.from_hand_made = args.start == Start::HandMade;
     cfg.l2 = args.l2;
     cfg.k = args.k;
+    cfg.threads = args.threads.unwrap_or(0);
     if let Err(e) = tune::tune(&cfg) {
         fail(&e.to_string());
     }

@@ -120,6 +120,7 @@ fn every_subcommand_shows_each_flag_with_its_default() {
             ("--optimizer", d("gd")),
             ("--start", d("current")),
             ("--k", d("fitted")),
+            ("--threads", all_cores.clone()),
         ],
     );
     check_help("perft", &[("--variant", d("crazyhouse"))]);
@@ -158,10 +159,11 @@ fn flags_take_their_value_after_an_equals_sign() {
 
 #[test]
 fn bad_command_lines_are_refused_by_name() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["train", "--data", "d.bin", "--out", "n.nnue", "--bogus", "1"], "'--bogus'"),
         (&["datagen", "--out", "x.bin", "--threads", "0"], "invalid value '0' for '--threads"),
         (&["train", "--data", "d.bin", "--out", "n.nnue", "--threads", "0"], "'--threads"),
+        (&["tune", "--data", "d.txt", "--out", "w.rs", "--threads", "0"], "'--threads"),
         (&["train", "--data", "d.bin", "--out"], "a value is required for '--out"),
         (&["datagen", "--out", "x.bin", "--games"], "a value is required for '--games"),
         (&["tune", "--data", "d.txt", "--epochs", "many"], "invalid value 'many' for '--epochs"),
@@ -191,4 +193,26 @@ fn perft_takes_a_fen_as_words_and_a_variant() {
     let out = run(&[&["perft", "1"], &words[..], &["--variant=crazyhouse"]].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("Nodes searched: 20"), "{}", stdout(&out));
+}
+
+#[test]
+fn tune_writes_no_source_file_outside_a_checkout() {
+    // In a folder without src/eval/tuned.rs, tune wants --out, and says so before reading the
+    // data (which exists and would take the run to its end otherwise).
+    let dir = temp_dir("tune-out");
+    let data = format!("{}/tests/data/scored-sample.txt", env!("CARGO_MANIFEST_DIR"));
+    let out = run_in(Some(&dir), &["tune", "--data", &data, "--epochs", "1"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("tune needs --out FILE") && err.contains(tune::DEFAULT_OUT), "{err}");
+    assert!(!err.contains("training and"), "the data was read first: {err}");
+    // In a checkout the default holds: the run goes on to the data (too few positions with
+    // --limit 10), and the source file is not written.
+    std::fs::create_dir_all(dir.join("src/eval")).unwrap();
+    std::fs::write(dir.join(tune::DEFAULT_OUT), "// placeholder\n").unwrap();
+    let args = ["tune", "--data", &data, "--epochs", "1", "--threads", "1", "--limit", "10"];
+    let out = run_in(Some(&dir), &args);
+    assert!(stderr(&out).contains("too few positions"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(dir.join(tune::DEFAULT_OUT)).unwrap(), "// placeholder\n");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

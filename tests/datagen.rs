@@ -420,7 +420,8 @@ fn command_line_switches_and_values_are_told_apart() {
         ),
         (&["train", "--data", "--out", "x.nnue"], "a value is required for '--data"),
         (&["datagen", "--out", "x.bin", "--resume"], "unexpected argument '--resume'"),
-        (&["tune", "--data", "missing.txt", "--epochs", "3"], "missing.txt: "),
+        // --out: outside a checkout tune has no default output.
+        (&["tune", "--data", "missing.txt", "--out", "w.rs", "--epochs", "3"], "missing.txt: "),
     ];
     for (args, expected) in cases {
         let (ok, err) = run_tool(args);

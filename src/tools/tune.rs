@@ -27,7 +27,9 @@ pub const DEFAULT_RATE_GD: f64 = 1e5;
 pub const DEFAULT_RATE_ADAM: f64 = 0.5;
 /// L2 pull toward the starting weights (none).
 pub const DEFAULT_L2: f64 = 0.0;
-/// Where the tuned weights go in a checkout: the file `eval` includes.
+/// Where the tuned weights go in a checkout: the file `eval` includes. The command line uses
+/// it only when it exists relative to the current directory: outside a checkout there is no
+/// source file to rewrite, and `--out` is required.
 pub const DEFAULT_OUT: &str = "src/eval/tuned.rs";
 
 /// Positions read and traced per parallel chunk.
@@ -159,6 +161,8 @@ pub struct TuneConfig {
     /// trade a smaller K for larger weights; fixing K keeps the centipawn scale that the
     /// search's margins assume when a refit starts from weights that fit badly.
     pub k: Option<f64>,
+    /// Threads of the fit (0: all cores).
+    pub threads: usize,
 }
 
 impl TuneConfig {
@@ -174,6 +178,7 @@ impl TuneConfig {
             from_hand_made: false,
             l2: DEFAULT_L2,
             k: None,
+            threads: 0,
         }
     }
 }
@@ -200,8 +205,16 @@ fn load(cfg: &TuneConfig) -> std::io::Result<Vec<Features>> {
     Ok(items)
 }
 
-/// Runs Texel tuning and writes the weights.
+/// Runs Texel tuning on `cfg.threads` threads and writes the weights.
 pub fn tune(cfg: &TuneConfig) -> std::io::Result<()> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads)
+        .build()
+        .map_err(std::io::Error::other)?;
+    pool.install(|| tune_in_pool(cfg))
+}
+
+fn tune_in_pool(cfg: &TuneConfig) -> std::io::Result<()> {
     let mut data = load(cfg)?;
     if data.len() < 20 {
         return Err(std::io::Error::other("too few positions"));
