@@ -51,6 +51,10 @@ fn datagen(args: DatagenArgs) {
     // clap requires --out unless --info is given.
     let Some(out) = args.out else { fail("datagen needs --out FILE") };
     if let Some(input) = &args.convert_text {
+        // The input opens, or the error names it (the conversion's own would not).
+        if let Err(e) = fs_err::File::open(input) {
+            fail(&format!("--convert-text: {e}"));
+        }
         match files::convert_text(input, &out, args.variant) {
             Ok(summary) => eprintln!("convert: {summary}"),
             Err(e) => fail(&e.to_string()),

@@ -216,3 +216,43 @@ fn tune_writes_no_source_file_outside_a_checkout() {
     assert_eq!(std::fs::read_to_string(dir.join(tune::DEFAULT_OUT)).unwrap(), "// placeholder\n");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn file_errors_name_the_file_and_come_before_the_work() {
+    // Each run's data exists and is read only after the check: the message that the data was
+    // loaded ("too few positions" for this small sample, or tune's count) must not appear.
+    let data = format!("{}/tests/data/scored-sample.txt", env!("CARGO_MANIFEST_DIR"));
+    let dir = temp_dir("file-errors");
+    let folder = dir.to_string_lossy().into_owned();
+    let cases: [(&[&str], &[&str]); 5] = [
+        (
+            &["train", "--data", &data, "--out", "/nonexistent/n.nnue"],
+            &["cannot create /nonexistent/n.nnue"],
+        ),
+        (
+            &["train", "--data", &data, "--out", "n.nnue", "--resume"],
+            &["--resume", "failed to open file `n.nnue.ckpt`"],
+        ),
+        (&["train", "--data", &data, "--out", &folder], &["it is a directory", &folder]),
+        (
+            &["tune", "--data", &data, "--out", "/nonexistent/w.rs"],
+            &["cannot create /nonexistent/w.rs"],
+        ),
+        (
+            &["datagen", "--convert-text", "/nope.txt", "--out", "x.bin"],
+            &["--convert-text", "failed to open file `/nope.txt`"],
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = run_in(Some(&dir), args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        for e in expected {
+            assert!(err.contains(e), "{args:?}: {err}");
+        }
+        assert!(!err.contains("too few") && !err.contains("positions"), "{args:?}: {err}");
+    }
+    // Nothing was left behind: no probe, no output, no converted file.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

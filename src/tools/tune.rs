@@ -17,6 +17,7 @@ use crate::eval::weights::{
 };
 use crate::eval::{evaluate_with, Tracer};
 use crate::tools::data::DataReader;
+use crate::tools::output::check_writable;
 
 /// Full passes over the data.
 pub const DEFAULT_EPOCHS: usize = 500;
@@ -215,6 +216,8 @@ pub fn tune(cfg: &TuneConfig) -> std::io::Result<()> {
 }
 
 fn tune_in_pool(cfg: &TuneConfig) -> std::io::Result<()> {
+    // Before the data and the epochs: a run that cannot write its result is lost.
+    check_writable(std::path::Path::new(&cfg.out))?;
     let mut data = load(cfg)?;
     if data.len() < 20 {
         return Err(std::io::Error::other("too few positions"));
@@ -351,7 +354,7 @@ fn write_weights(path: &str, w: &[f64], k: f64, positions: usize) -> std::io::Re
         s.push('\n');
     }
     s.push_str("];\n");
-    std::fs::write(path, s)?;
+    fs_err::write(path, s)?;
     eprintln!("tune: weights written to {path}");
     Ok(())
 }
