@@ -16,7 +16,9 @@ fn main() {
         .init();
     let cli = Cli::parse();
     if cli.version {
-        println!("{ENGINE_NAME}");
+        // The commit (build.rs) and the kernel the network runs on, detected as at load.
+        let kernel = madhouse::nnue::Kernel::detect().name();
+        println!("{ENGINE_NAME} (commit {}, simd {kernel})", env!("MADHOUSE_COMMIT"));
         return;
     }
     match cli.command {

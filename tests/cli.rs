@@ -133,9 +133,19 @@ fn every_subcommand_shows_each_flag_with_its_default() {
     for sub in ["bench", "perft", "datagen", "train", "tune"] {
         assert!(stdout(&top).contains(sub), "{}", stdout(&top));
     }
+    // The version names the commit (a hash, `unknown` without git) and the SIMD kernel.
     let version = run(&["--version"]);
     assert!(version.status.success());
-    assert!(stdout(&version).starts_with(madhouse::ENGINE_NAME), "{}", stdout(&version));
+    let text = stdout(&version);
+    let kernel = madhouse::nnue::Kernel::detect().name();
+    assert!(text.starts_with(&format!("{} (commit ", madhouse::ENGINE_NAME)), "{text}");
+    assert!(text.trim_end().ends_with(&format!(", simd {kernel})")), "{text}");
+    let commit = text.split("(commit ").nth(1).and_then(|t| t.split(',').next()).unwrap();
+    let hash = commit.trim_end_matches("-dirty");
+    assert!(
+        commit == "unknown" || (hash.len() >= 7 && hash.chars().all(|c| c.is_ascii_hexdigit())),
+        "{text}"
+    );
 }
 
 #[test]
