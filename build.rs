@@ -1,5 +1,6 @@
 //! Build script: finds magic numbers for rook and bishop attacks and writes the slider attack
-//! table into `OUT_DIR/magics.rs`, which `src/core/attacks.rs` includes.
+//! table into `OUT_DIR/magics.rs`, which `src/core/attacks.rs` includes; and tells the binary
+//! the commit it is built from (`MADHOUSE_COMMIT`, shown by `madhouse --version`).
 //!
 //! Doing this at build time keeps generated tables out of the repository and costs nothing at
 //! start-up. The search is deterministic (fixed seed), so every build produces the same table.
@@ -8,6 +9,7 @@ use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
+use std::process::Command;
 
 // The crate's own generator, compiled into the build script too (only part of it is used here).
 #[allow(dead_code)]
@@ -127,9 +129,46 @@ fn write_magics(code: &mut String, name: &str, found: &[Found]) {
     writeln!(code, "];").unwrap();
 }
 
+/// Runs `git ARGS` in the package folder: its trimmed output, `None` when git is missing or
+/// fails (a source archive without `.git`, a machine without git).
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The short hash of HEAD, with `-dirty` when tracked files differ from it; `unknown` without
+/// git. Also asks cargo to run this script again when HEAD moves (a commit, a checkout) or
+/// the tree changes, so that the mark follows.
+fn commit() -> String {
+    let Some(hash) = git(&["rev-parse", "--short", "HEAD"]) else {
+        return "unknown".to_string();
+    };
+    // Paths through git, as a worktree's `.git` is a file and its refs live elsewhere.
+    let head_ref = git(&["rev-parse", "--symbolic-full-name", "HEAD"]).unwrap_or_default();
+    for name in ["HEAD", "index", "packed-refs", head_ref.as_str()] {
+        if let Some(path) = git(&["rev-parse", "--git-path", name]).filter(|_| !name.is_empty()) {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    for path in ["src", "Cargo.toml", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={path}");
+    }
+    // `git diff --quiet` exits 1 when the tree differs; another failure says nothing.
+    let dirty = Command::new("git")
+        .args(["diff", "--quiet", "HEAD", "--"])
+        .status()
+        .is_ok_and(|s| s.code() == Some(1));
+    if dirty {
+        format!("{hash}-dirty")
+    } else {
+        hash
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/rng.rs");
+    println!("cargo:rustc-env=MADHOUSE_COMMIT={}", commit());
     let mut rng = Rng::from_state(0x9e37_79b9_7f4a_7c15);
     let mut table = Vec::new();
     let rook = find_magics(&ROOK_DIRS, &mut rng, &mut table);

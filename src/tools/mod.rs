@@ -1,7 +1,7 @@
 //! The tools that drive the engine: self-play data (`datagen`), network training (`train`),
 //! evaluation tuning (`tune`), the data file's header (`datafile`), the one reader of
-//! training data (`data`) and the progress
-//! shown by long jobs (`progress`).
+//! training data (`data`), the progress shown by long jobs (`progress`) and the check of
+//! their outputs before they start (`output`).
 //!
 //! The engine's modules never import anything from here (`scripts/layers.py` checks it): a
 //! tool may change or go without the engine noticing.
@@ -9,6 +9,7 @@
 pub mod data;
 pub mod datafile;
 pub mod datagen;
+pub mod output;
 pub mod progress;
 pub mod train;
 pub mod tune;

@@ -17,6 +17,21 @@ use crate::eval::weights::{
 };
 use crate::eval::{evaluate_with, Tracer};
 use crate::tools::data::DataReader;
+use crate::tools::output::check_writable;
+
+/// Full passes over the data.
+pub const DEFAULT_EPOCHS: usize = 500;
+/// Learning rate of momentum gradient descent (about 1e5 moves a weight seen in every
+/// position by a few units).
+pub const DEFAULT_RATE_GD: f64 = 1e5;
+/// Learning rate of Adam, in weight units per step.
+pub const DEFAULT_RATE_ADAM: f64 = 0.5;
+/// L2 pull toward the starting weights (none).
+pub const DEFAULT_L2: f64 = 0.0;
+/// Where the tuned weights go in a checkout: the file `eval` includes. The command line uses
+/// it only when it exists relative to the current directory: outside a checkout there is no
+/// source file to rewrite, and `--out` is required.
+pub const DEFAULT_OUT: &str = "src/eval/tuned.rs";
 
 /// Positions read and traced per parallel chunk.
 const LOAD_CHUNK: usize = 1 << 16;
@@ -147,6 +162,26 @@ pub struct TuneConfig {
     /// trade a smaller K for larger weights; fixing K keeps the centipawn scale that the
     /// search's margins assume when a refit starts from weights that fit badly.
     pub k: Option<f64>,
+    /// Threads of the fit (0: all cores).
+    pub threads: usize,
+}
+
+impl TuneConfig {
+    /// Defaults for everything but the files: gradient descent from the current weights.
+    pub fn new(data: String, out: String) -> TuneConfig {
+        TuneConfig {
+            data,
+            epochs: DEFAULT_EPOCHS,
+            rate: DEFAULT_RATE_GD,
+            out,
+            limit: 0,
+            adam: false,
+            from_hand_made: false,
+            l2: DEFAULT_L2,
+            k: None,
+            threads: 0,
+        }
+    }
 }
 
 /// Loads and traces the data set.
@@ -171,8 +206,18 @@ fn load(cfg: &TuneConfig) -> std::io::Result<Vec<Features>> {
     Ok(items)
 }
 
-/// Runs Texel tuning and writes the weights.
+/// Runs Texel tuning on `cfg.threads` threads and writes the weights.
 pub fn tune(cfg: &TuneConfig) -> std::io::Result<()> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads)
+        .build()
+        .map_err(std::io::Error::other)?;
+    pool.install(|| tune_in_pool(cfg))
+}
+
+fn tune_in_pool(cfg: &TuneConfig) -> std::io::Result<()> {
+    // Before the data and the epochs: a run that cannot write its result is lost.
+    check_writable(std::path::Path::new(&cfg.out))?;
     let mut data = load(cfg)?;
     if data.len() < 20 {
         return Err(std::io::Error::other("too few positions"));
@@ -309,7 +354,7 @@ fn write_weights(path: &str, w: &[f64], k: f64, positions: usize) -> std::io::Re
         s.push('\n');
     }
     s.push_str("];\n");
-    std::fs::write(path, s)?;
+    fs_err::write(path, s)?;
     eprintln!("tune: weights written to {path}");
     Ok(())
 }

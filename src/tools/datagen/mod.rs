@@ -149,6 +149,13 @@ pub struct DatagenSummary {
     pub elapsed: Duration,
 }
 
+/// The file name of a shard: the data of one seed, `<variant>-seed<seed>.bin`, so that
+/// machines given different seeds write files that never clash and can be copied into one
+/// folder for training.
+pub fn shard_name(variant: Variant, seed: u64) -> String {
+    format!("{}-seed{seed}.bin", variant.name())
+}
+
 /// The one rule for which positions are recorded: not in check, and the engine's move is
 /// neither a capture nor a promotion (the static position would misjudge the exchange that
 /// is under way).

@@ -47,6 +47,7 @@ use crate::core::Variant;
 use crate::nnue::{NnueError, HIDDEN_ALIGN, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
 use crate::rng::Rng;
 use crate::tools::data::DataReader;
+use crate::tools::output::check_writable;
 use crate::tools::progress::{format_duration, seconds_left, Meter};
 use float::{Scratch, FT_CLIP, OUT_CLIP};
 use optim::{load_checkpoint, save_checkpoint, Optimiser};
@@ -72,6 +73,10 @@ pub const DEFAULT_EPOCHS: usize = 20;
 pub const DEFAULT_LR_END_FRACTION: f32 = 0.05;
 /// Fraction of positions held out for validation.
 pub const DEFAULT_VALIDATION: f32 = 0.05;
+/// Output buckets of a new network (one: a single output for every position).
+pub const DEFAULT_BUCKETS: usize = 1;
+/// Seed of initialisation, shuffling and the validation split.
+pub const DEFAULT_SEED: u64 = 1;
 
 /// Settings of a training run.
 #[derive(Clone, Debug)]
@@ -131,7 +136,7 @@ impl TrainConfig {
             resume: false,
             init: None,
             hidden: crate::nnue::DEFAULT_HIDDEN,
-            buckets: 1,
+            buckets: DEFAULT_BUCKETS,
             epochs: DEFAULT_EPOCHS,
             batch: DEFAULT_BATCH,
             lr: DEFAULT_LR,
@@ -141,7 +146,7 @@ impl TrainConfig {
             validation: DEFAULT_VALIDATION,
             limit: 0,
             threads: 0,
-            seed: 1,
+            seed: DEFAULT_SEED,
             mirror_files: false,
         }
     }
@@ -297,6 +302,17 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
         // The reader's errors name the file.
         sources.push(DataReader::open(path, cfg.variant)?);
     }
+    // The files the run resumes from and writes, before the data (minutes of loading for a
+    // large set) rather than after.
+    let resumed = if cfg.resume {
+        let state = load_checkpoint(&cfg.checkpoint, cfg.hidden, cfg.buckets)
+            .map_err(|e| io::Error::new(e.kind(), format!("--resume: {e}")))?;
+        Some(state)
+    } else {
+        None
+    };
+    check_writable(&cfg.out)?;
+    check_writable(&cfg.checkpoint)?;
     let started = Instant::now();
     let (train, val) = load(&mut sources, cfg.limit, cfg.validation, cfg.seed, cfg.mirror_files)?;
     if train.len() < cfg.batch.min(1000) || val.is_empty() {
@@ -316,8 +332,7 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
         fit_k(&train),
         cfg.k
     );
-    let (mut net, mut opt, done) = if cfg.resume {
-        let (n, o, d) = load_checkpoint(&cfg.checkpoint, cfg.hidden, cfg.buckets)?;
+    let (mut net, mut opt, done) = if let Some((n, o, d)) = resumed {
         eprintln!("train: resuming after epoch {d} from {}", cfg.checkpoint.display());
         (n, o, d)
     } else {
@@ -363,7 +378,7 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
             rate_at(cfg, opt.t, train.len().div_ceil(cfg.batch) as u64 * cfg.epochs as u64)
         ));
     }
-    net.quantise().map_err(io::Error::other)?.save(&cfg.out)?;
+    fs_err::write(&cfg.out, net.quantise().map_err(io::Error::other)?.to_bytes())?;
     // Measure the file as the engine will load it.
     let q = crate::nnue::load_file(&cfg.out).map_err(io::Error::other)?;
     let (mean, max, expected) = quantisation_error(&net, &q, &val);

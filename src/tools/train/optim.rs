@@ -1,6 +1,5 @@
 //! The optimiser (Adam) and the checkpoint that lets a run resume.
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -96,11 +95,12 @@ pub(super) fn save_checkpoint(
     }
     let sum = fnv1a(&b);
     b.extend_from_slice(&sum.to_le_bytes());
+    // fs_err: each error names the file and what failed (create, write, rename).
     let tmp = path.with_extension("ckpt.tmp");
-    let mut f = File::create(&tmp)?;
+    let mut f = fs_err::File::create(&tmp)?;
     f.write_all(&b)?;
     f.sync_all()?;
-    std::fs::rename(&tmp, path)
+    fs_err::rename(&tmp, path)
 }
 
 /// Reads a checkpoint written by [`save_checkpoint`] for a network of `hidden` neurons and
@@ -111,7 +111,7 @@ pub(super) fn load_checkpoint(
     buckets: usize,
 ) -> io::Result<(FloatNet, Optimiser, usize)> {
     let bad = |what: &str| io::Error::other(format!("{}: {what}", path.display()));
-    let b = std::fs::read(path)?;
+    let b = fs_err::read(path)?;
     let n = Layout::new(hidden, buckets).len;
     let want = CKPT_HEADER + 12 * n + 8;
     if b.len() != want || b[..4] != CKPT_MAGIC {
