@@ -1057,7 +1057,7 @@ impl UciFuzz {
         if self.uci.fen() != want {
             self.fail(&format!("position startpos moves e2e4 gave {}", self.uci.fen()));
         }
-        if self.case % 8 == 0 {
+        if self.case.is_multiple_of(8) {
             self.step("go depth 1");
             self.wait_idle("after go depth 1, without stop");
         }
@@ -1635,7 +1635,7 @@ impl XbFuzz {
     fn end_case(&mut self) {
         self.step("force");
         self.analysis_left = None;
-        if self.case % 4 == 0 {
+        if self.case.is_multiple_of(4) {
             self.step("new");
             self.step("sd 1");
             self.step("force");
@@ -1647,7 +1647,7 @@ impl XbFuzz {
         if self.model.len() != 2 {
             self.fail("usermove e2e4 after new or setboard was not applied");
         }
-        if self.case % 8 == 0 {
+        if self.case.is_multiple_of(8) {
             self.step("go");
             let t = Instant::now();
             while self.model.len() < 3 {

@@ -414,7 +414,7 @@ fn file_mirroring_of_features_matches_the_mirrored_position() {
                 break;
             }
             pos = pos.after(moves[rng.below(moves.len())]);
-            if !pos.fen().split_whitespace().nth(2).is_some_and(|c| c == "-") {
+            if pos.fen().split_whitespace().nth(2).is_none_or(|c| c != "-") {
                 continue;
             }
             let mirrored = Position::from_fen(&mirror_fen_files(&pos.fen()), Variant::Crazyhouse)

@@ -440,7 +440,7 @@ fn uci_options_like_python_chess() {
         let mut cur = "";
         for t in l["option".len()..].split_whitespace() {
             let is_key = ["name", "type", "default", "min", "max"].contains(&t);
-            if t == "var" || (is_key && parts.get(t).map_or(true, String::is_empty)) {
+            if t == "var" || (is_key && parts.get(t).is_none_or(String::is_empty)) {
                 cur = t;
                 if t == "var" {
                     vars.push(String::new());
@@ -472,8 +472,8 @@ fn uci_options_like_python_chess() {
             "spin" => {
                 let d: i64 =
                     default.parse().unwrap_or_else(|_| e.fail(&format!("bad default: {l}")));
-                e.check(min.map_or(true, |m| m <= d), &format!("spin default below min: {l}"));
-                e.check(max.map_or(true, |m| d <= m), &format!("spin default above max: {l}"));
+                e.check(min.is_none_or(|m| m <= d), &format!("spin default below min: {l}"));
+                e.check(max.is_none_or(|m| d <= m), &format!("spin default above max: {l}"));
             }
             "combo" => e.check(vars.contains(&default), &format!("combo default not in vars: {l}")),
             "check" => {

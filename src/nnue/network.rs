@@ -95,7 +95,7 @@ impl<'a> FieldCursor<'a> {
 
 fn check_hidden(hidden: u32) -> Result<usize, NnueError> {
     let h = hidden as usize;
-    if h == 0 || h > MAX_HIDDEN || h % HIDDEN_ALIGN != 0 {
+    if h == 0 || h > MAX_HIDDEN || !h.is_multiple_of(HIDDEN_ALIGN) {
         return Err(NnueError::BadHidden(hidden));
     }
     Ok(h)

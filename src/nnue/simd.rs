@@ -63,7 +63,7 @@ impl Kernel {
 /// raw pointers within exactly these bounds.
 #[inline]
 fn check_apply(out: &[i16], base: &[i16], adds: &[u16], subs: &[u16], w: &[i16], h: usize) {
-    assert!(h % HIDDEN_ALIGN == 0 && out.len() >= h && base.len() >= h);
+    assert!(h.is_multiple_of(HIDDEN_ALIGN) && out.len() >= h && base.len() >= h);
     let rows = w.len() / h.max(1);
     assert!(adds.iter().chain(subs).all(|&f| (f as usize) < rows));
 }
@@ -101,7 +101,7 @@ pub fn apply(
 /// summed with i32 wrap-around.
 #[inline]
 pub fn output(kernel: Kernel, us: &[i16], them: &[i16], w: &[i16], h: usize) -> i32 {
-    assert!(h % HIDDEN_ALIGN == 0 && us.len() >= h && them.len() >= h && w.len() >= 2 * h);
+    assert!(h.is_multiple_of(HIDDEN_ALIGN) && us.len() >= h && them.len() >= h && w.len() >= 2 * h);
     match kernel {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => {

@@ -326,7 +326,7 @@ impl MateSolver {
                 let need =
                     (1..plies).step_by(2).find(|&p| self.probe(child.key(), p) == Some(true));
                 let need = need.unwrap_or(plies - 1);
-                if best.map_or(true, |(b, _)| need > b) {
+                if best.is_none_or(|(b, _)| need > b) {
                     best = Some((need, m));
                 }
             }

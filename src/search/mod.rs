@@ -326,7 +326,7 @@ impl Worker {
     /// large in crazyhouse (checks met by many drops), and the clock comes first.
     #[inline]
     fn should_stop(&mut self, shared: &Shared) -> bool {
-        if self.nodes % LIMIT_CHECK_NODES == 0 {
+        if self.nodes.is_multiple_of(LIMIT_CHECK_NODES) {
             self.publish_nodes(shared);
             if self.id == 0 && !shared.stopped() {
                 self.check_limits(shared);

@@ -372,7 +372,7 @@ impl fmt::Display for Header {
 /// Writes a new data file at `path` (refused if it exists): `header` vouching for `records`
 /// (whole records back to back), then the records.
 pub fn write_file(path: &Path, mut header: Header, records: &[u8]) -> io::Result<()> {
-    if records.len() % RECORD_BYTES != 0 {
+    if !records.len().is_multiple_of(RECORD_BYTES) {
         return Err(io::Error::other("records must be whole"));
     }
     let mut file =

@@ -357,7 +357,7 @@ fn pocket_letters(hands: &[[u32; 5]; 2]) -> String {
     for (side, hand) in hands.iter().enumerate() {
         for (i, &n) in hand.iter().enumerate() {
             let c = if side == 0 { DROPPABLE[i] } else { DROPPABLE[i].to_ascii_lowercase() };
-            letters.extend(std::iter::repeat(c).take(n as usize));
+            letters.extend(std::iter::repeat_n(c, n as usize));
         }
     }
     letters.sort_unstable();

@@ -246,7 +246,7 @@ fn epoch(
 
 /// Runs training as configured and writes the network file.
 pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
-    if cfg.hidden == 0 || cfg.hidden > MAX_HIDDEN || cfg.hidden % HIDDEN_ALIGN != 0 {
+    if cfg.hidden == 0 || cfg.hidden > MAX_HIDDEN || !cfg.hidden.is_multiple_of(HIDDEN_ALIGN) {
         return Err(io::Error::other(format!(
             "--hidden must be a multiple of {HIDDEN_ALIGN} from {HIDDEN_ALIGN} to {MAX_HIDDEN}"
         )));
