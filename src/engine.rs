@@ -292,6 +292,15 @@ impl Engine {
         if let Some(s) = skill {
             s.shape(&mut shared, multipv);
         }
+        // The time this move gets, as the time manager set it (a strength limit's share
+        // included): what a user whose engine lost on time wants to see first.
+        let ms = |t: Option<u64>| t.map_or("none".to_string(), |t| format!("{t} ms"));
+        log::debug!(
+            "search started: time soft {}, hard {}; limits {:?}; {threads} threads",
+            ms(shared.budget.soft_ms),
+            ms(shared.budget.hard_ms),
+            req.limits
+        );
         let shared = Arc::new(shared);
         let halted = Arc::new(AtomicBool::new(false));
         let delivered = Arc::new(AtomicBool::new(false));

@@ -152,7 +152,9 @@ pub static EMBEDDED: &[u8] = include_bytes!("default.nnue");
 /// build: the tests check it loads.
 pub fn embedded() -> Arc<Network> {
     static NET: once_cell::sync::Lazy<Arc<Network>> = once_cell::sync::Lazy::new(|| {
-        Arc::new(Network::from_bytes(EMBEDDED).expect("the embedded network loads"))
+        let net = Network::from_bytes(EMBEDDED).expect("the embedded network loads");
+        log::debug!("network loaded: built in ({})", describe(&net));
+        Arc::new(net)
     });
     NET.clone()
 }
@@ -176,7 +178,20 @@ pub fn load_file(path: impl AsRef<Path>) -> Result<Network, NnueError> {
             path.display()
         )));
     }
-    Network::from_bytes(&bytes)
+    let net = Network::from_bytes(&bytes)?;
+    log::debug!("network loaded: {} ({})", path.display(), describe(&net));
+    Ok(net)
+}
+
+/// A network's size and shape for the debug log.
+fn describe(net: &Network) -> String {
+    format!(
+        "{} bytes, H = {}, {} output buckets, simd {}",
+        net.file_size(),
+        net.hidden(),
+        net.buckets(),
+        net.kernel().name()
+    )
 }
 
 /// Size of the largest network file: header, `MAX_HIDDEN` first-layer weights and biases,

@@ -74,7 +74,10 @@ pub fn run() {
         let Event::Line(line) = event else { continue };
         match line.split_whitespace().next() {
             None => continue,
-            Some("xboard") => return xboard::Xboard::new(tx).run(&rx),
+            Some("xboard") => {
+                log::debug!("xboard command: {line} (speaking XBoard)");
+                return xboard::Xboard::new(tx).run(&rx);
+            }
             Some(_) => return uci::Uci::new().run(Some(line), &rx),
         }
     }

@@ -265,6 +265,18 @@ pub enum Value {
     Press,
 }
 
+impl fmt::Display for Value {
+    /// The value as a GUI would send it (`32`, `true`, a text; a button as `pressed`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Text(t) => f.write_str(t),
+            Value::Press => f.write_str("pressed"),
+        }
+    }
+}
+
 /// Why an option was not set. The text is what the protocols show.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionError {
@@ -470,6 +482,8 @@ impl Settings {
             _ => 0,
         };
         let flag = matches!(value, Value::Bool(true));
+        // For the log, before the value moves into the setting.
+        let shown = value.to_string();
         match spec.id {
             Id::Threads => engine.set_threads(int(&value) as usize),
             Id::Hash => engine.set_hash(int(&value) as usize),
@@ -520,6 +534,7 @@ impl Settings {
                 }
             }
         }
+        log::debug!("option {} set to {shown}", spec.uci);
         Ok(())
     }
 }

@@ -158,6 +158,7 @@ impl Uci {
 
     /// Handles one command line; false means quit.
     pub fn handle(&mut self, line: &str) -> bool {
+        log::debug!("uci command: {line}");
         let mut tokens = line.split_whitespace();
         let Some(cmd) = tokens.next() else { return true };
         let rest: Vec<&str> = tokens.collect();

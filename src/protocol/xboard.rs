@@ -328,6 +328,7 @@ impl Xboard {
 
     /// Handles one command line; false means quit.
     pub fn handle(&mut self, line: &str) -> bool {
+        log::debug!("xboard command: {line}");
         let (cmd, arg) = match line.split_once(char::is_whitespace) {
             Some((c, a)) => (c, a.trim()),
             None => (line, ""),
@@ -441,13 +442,20 @@ impl Xboard {
                     );
                 }
             }
-            // XBoard sends what the user chose, clamped here to the option's range.
+            // XBoard sends what the user chose, clamped here to the option's range. These
+            // options come by other names than the table's: logged as its options are.
             "memory" => match arg.parse::<usize>() {
-                Ok(mb) => self.engine.set_hash(mb),
+                Ok(mb) => {
+                    self.engine.set_hash(mb);
+                    log::debug!("option Hash set to {mb} (memory)");
+                }
                 Err(_) => error("bad memory", arg),
             },
             "cores" => match arg.parse::<usize>() {
-                Ok(n) => self.engine.set_threads(n),
+                Ok(n) => {
+                    self.engine.set_threads(n);
+                    log::debug!("option Threads set to {n} (cores)");
+                }
                 Err(_) => error("bad cores", arg),
             },
             "option" => self.cmd_option(arg),

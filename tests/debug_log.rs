@@ -1,0 +1,94 @@
+//! `RUST_LOG=debug` shows what a user debugging a game in a GUI needs, on stderr only: each
+//! command received (UCI and XBoard), each option set with its value, the network loaded
+//! (file and size) and the time the move gets when a search starts.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs the engine with `RUST_LOG=debug`, sends `lines` and closes its input (which reads as
+/// `quit`); waits for it to end.
+fn session(lines: &[String]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_madhouse"))
+        .env("RUST_LOG", "debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for l in lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn check(out: &Output, expected: &[String]) {
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    for e in expected {
+        assert!(stderr.contains(e.as_str()), "stderr lacks '{e}':\n{stderr}");
+    }
+    for marker in ["DEBUG", "command:", "set to", "network loaded", "search started"] {
+        assert!(!stdout.contains(marker), "a log line reached stdout ({marker}):\n{stdout}");
+    }
+}
+
+#[test]
+fn uci_session_logs_commands_options_network_and_time() {
+    let net = format!("{}/src/nnue/default.nnue", env!("CARGO_MANIFEST_DIR"));
+    let size = std::fs::metadata(&net).unwrap().len();
+    let lines: Vec<String> = [
+        "uci",
+        "setoption name Hash value 32",
+        &format!("setoption name EvalFile value {net}"),
+        "ucinewgame",
+        "position startpos moves e2e4",
+        "go wtime 60000 btime 60000 winc 1000 binc 1000",
+        "isready",
+        "quit",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = session(&lines);
+    check(
+        &out,
+        &[
+            "uci command: uci".into(),
+            "uci command: position startpos moves e2e4".into(),
+            "option Hash set to 32".into(),
+            format!("option EvalFile set to {net}"),
+            format!("network loaded: {net} ({size} bytes"),
+            "search started: time soft ".into(),
+        ],
+    );
+    // A timed search shows its budget in milliseconds.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr.lines().find(|l| l.contains("search started")).unwrap();
+    assert!(line.contains(" ms, hard ") && !line.contains("soft none"), "{line}");
+    // The protocol's own output is still there.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("uciok") && stdout.contains("bestmove"), "{stdout}");
+}
+
+#[test]
+fn xboard_session_logs_commands_and_options() {
+    let lines: Vec<String> =
+        ["xboard", "protover 2", "memory 16", "option MultiPV=2", "new", "sd 2", "go"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    let out = session(&lines);
+    check(
+        &out,
+        &[
+            "xboard command: xboard".into(),
+            "xboard command: protover 2".into(),
+            "option Hash set to 16".into(),
+            "option MultiPV set to 2".into(),
+            "search started:".into(),
+        ],
+    );
+}
