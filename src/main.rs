@@ -4,6 +4,8 @@
 
 mod cli;
 
+use std::io::Write;
+
 use clap::Parser;
 use madhouse::core::{Position, START_FEN};
 use madhouse::ENGINE_NAME;
@@ -18,7 +20,9 @@ fn main() {
     if cli.version {
         // The commit (build.rs) and the kernel the network runs on, detected as at load.
         let kernel = madhouse::nnue::Kernel::detect().name();
-        println!("{ENGINE_NAME} (commit {}, simd {kernel})", env!("MADHOUSE_COMMIT"));
+        let line = format!("{ENGINE_NAME} (commit {}, simd {kernel})", env!("MADHOUSE_COMMIT"));
+        // A closed pipe (`| head -c0`) is not an error worth a panic.
+        drop(writeln!(std::io::stdout(), "{line}"));
         return;
     }
     match cli.command {
@@ -41,7 +45,6 @@ fn perft(args: &PerftArgs) {
 
 fn datagen(args: DatagenArgs) {
     use madhouse::tools::datagen::{self, files};
-    use std::io::Write;
     if let Some(path) = &args.info {
         match files::info(path) {
             // A closed pipe (`| head`) is not an error worth a panic.
