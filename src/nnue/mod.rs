@@ -3,7 +3,8 @@
 //! The network is one accumulator layer per perspective followed by a single output:
 //!
 //! ```text
-//!   features (INPUTS, sparse, per perspective)
+//!   features (INPUTS, sparse, per perspective; with king buckets, the board features of
+//!             the bucket of the perspective's own king square)
 //!     -> accumulator: i16 x H per perspective (weights and bias scaled by QA)
 //!     -> SCReLU: clamp(acc, 0, QA)^2, side to move's half first, then the other half
 //!     -> output: i16 x 2H weights (scaled by QB) and an i32 bias (scaled by QA * QB)
@@ -14,14 +15,16 @@
 //! - [`features`]: the one definition of the input features (board and pocket) and the
 //!   difference between two positions in feature terms;
 //! - [`network`]: the quantised network and its file format;
-//! - [`accumulator`]: refresh from scratch and incremental update from a parent position;
+//! - [`accumulator`]: refresh from scratch and incremental update from a parent position,
+//!   with a per-king-bucket cache ([`BucketCache`]) for king moves that change bucket;
 //! - [`simd`]: the integer kernels (AVX2, NEON, scalar), bit-identical on every path;
 //! - [`data`]: the training-data record format, shared with the tools (the trainer lives
 //!   with the tools, in `src/tools/train/`).
 //!
 //! Entry points for the engine: [`load_file`] (or [`Network::from_bytes`]) to get a network,
-//! [`Accumulator::refresh`] / [`Accumulator::update`] to follow the search, and [`evaluate`]
-//! for a score in centipawns from the side to move's view.
+//! [`Accumulator::refresh`] / [`Accumulator::update_cached`] (with a [`BucketCache`] prepared
+//! at the root) to follow the search, and [`evaluate`] for a score in centipawns from the
+//! side to move's view.
 
 pub mod accumulator;
 pub mod data;
@@ -33,8 +36,8 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use accumulator::Accumulator;
-pub use features::INPUTS;
+pub use accumulator::{Accumulator, BucketCache};
+pub use features::{InputLayout, INPUTS};
 pub use network::Network;
 pub use simd::Kernel;
 
@@ -61,8 +64,11 @@ pub const MAX_HIDDEN: usize = 1024;
 pub const MAX_OUTPUT_BUCKETS: usize = 8;
 /// First four bytes of a network file.
 pub const MAGIC: [u8; 4] = *b"MHNN";
-/// File format version written and accepted.
-pub const VERSION: u32 = 1;
+/// File format version of networks with king buckets (see [`network`] for the layout).
+pub const VERSION: u32 = 2;
+/// The first file format, without king buckets: still read, and still written for networks
+/// with one king bucket so that their files do not change.
+pub const VERSION_1: u32 = 1;
 /// Hidden size of a new network when the trainer is not told otherwise.
 pub const DEFAULT_HIDDEN: usize = 256;
 
@@ -88,6 +94,10 @@ pub enum NnueError {
     BadHidden(u32),
     /// An output bucket count this build does not support.
     BadBuckets(u32),
+    /// A king-bucket count without a table ([`features::KING_BUCKET_COUNTS`]).
+    BadKingBuckets(u32),
+    /// Input flags this build does not know.
+    BadInputFlags(u32),
     /// An output weight outside `-OUTPUT_WEIGHT_MAX..=OUTPUT_WEIGHT_MAX`.
     OutputWeightRange(i16),
     /// Bytes after the checksum.
@@ -107,9 +117,11 @@ impl fmt::Display for NnueError {
             NnueError::Io(e) => write!(f, "cannot read network file: {e}"),
             NnueError::Truncated(part) => write!(f, "network file truncated (in the {part})"),
             NnueError::BadMagic => write!(f, "not a Madhouse network file (bad magic)"),
-            NnueError::WrongVersion(v) => {
-                write!(f, "network file version {v} is not supported (expected {VERSION})")
-            }
+            NnueError::WrongVersion(v) => write!(
+                f,
+                "network file version {v} is not supported (this build reads versions \
+                 {VERSION_1} and {VERSION})"
+            ),
             NnueError::FeatureMismatch { found, expected } => write!(
                 f,
                 "network feature count mismatch: file has {found} inputs, this build uses \
@@ -125,6 +137,14 @@ impl fmt::Display for NnueError {
                     f,
                     "network has {b} output buckets; this build supports 1..={MAX_OUTPUT_BUCKETS}"
                 )
+            }
+            NnueError::BadKingBuckets(n) => write!(
+                f,
+                "network has {n} king buckets; this build has tables for {:?}",
+                features::KING_BUCKET_COUNTS
+            ),
+            NnueError::BadInputFlags(x) => {
+                write!(f, "network input flags {x:#x} are not supported (only bit 0 is defined)")
             }
             NnueError::OutputWeightRange(w) => write!(
                 f,
@@ -194,11 +214,18 @@ fn describe(net: &Network) -> String {
     )
 }
 
-/// Size of the largest network file: header, `MAX_HIDDEN` first-layer weights and biases,
-/// output weights and biases, checksum.
+/// Size of the largest network file: the version-2 header, the accumulator weights of the
+/// largest layout (32 king buckets with bucketed pockets: 32 * 928 rows) at `MAX_HIDDEN`,
+/// biases, output weights and biases, checksum: 60,852,292 bytes, the most `load_file`
+/// reads. Every layout the format names is loadable at every hidden size rather than a
+/// smaller cap refusing some combinations: 61 MB loads in well under a second, and such a
+/// network is about the size of the largest crazyhouse networks in use (Fairy-Stockfish's is
+/// 58 MB). Training one is the practical limit (30 M float weights held four times over).
 pub const MAX_FILE_BYTES: u64 = (4
-    + 4 * 4
-    + 2 * (INPUTS * MAX_HIDDEN + MAX_HIDDEN + MAX_OUTPUT_BUCKETS * 2 * MAX_HIDDEN)
+    + 6 * 4
+    + 2 * (features::MAX_KING_BUCKETS * INPUTS * MAX_HIDDEN
+        + MAX_HIDDEN
+        + MAX_OUTPUT_BUCKETS * 2 * MAX_HIDDEN)
     + 4 * MAX_OUTPUT_BUCKETS
     + 8) as u64;
 

@@ -1,36 +1,50 @@
 //! The quantised network and its file format.
 //!
-//! File layout, all little-endian:
+//! File layout, all little-endian. Version 2:
 //!
 //! ```text
 //!   b"MHNN"                magic
-//!   u32 version            VERSION
-//!   u32 inputs             features::INPUTS
+//!   u32 version            2
+//!   u32 inputs             features::INPUTS: the base features per perspective and bucket
+//!   u32 king buckets       N: one of features::KING_BUCKET_COUNTS (each names its table)
+//!   u32 input flags        bit 0: pocket features per king bucket (else shared); others 0
 //!   u32 hidden             H: a multiple of HIDDEN_ALIGN, at most MAX_HIDDEN
 //!   u32 output buckets     B: 1 to MAX_OUTPUT_BUCKETS (features::output_bucket picks one)
-//!   i16[INPUTS * H]        accumulator weights, feature-major (row f is H values), scale QA
+//!   i16[R * H]             accumulator weights, row-major (row r is H values), scale QA; R
+//!                          rows as InputLayout::rows: N * 768 + 160 with shared pockets,
+//!                          N * 928 with bucketed ones
 //!   i16[H]                 accumulator biases, scale QA
 //!   i16[B * 2H]            output weights per bucket: side to move's half, then the other's;
 //!                          scale QB, magnitude at most OUTPUT_WEIGHT_MAX
 //!   i32[B]                 output biases, scale QA * QB
 //!   u64                    FNV-1a 64 of every byte before it
 //! ```
+//!
+//! Version 1 is the same without the king-bucket and flag fields: one bucket, R = INPUTS.
+//! Both are read. A network with one king bucket is written as version 1, so that its bytes,
+//! and its identity (recorded in training data), stay what they were before king buckets
+//! existed and older builds still read it; a network with king buckets is written as
+//! version 2.
 
-use super::features::output_bucket;
-use super::features::INPUTS;
+use super::features::{output_bucket, InputLayout, INPUTS};
 use super::simd::{self, Kernel};
 use super::{
     Accumulator, NnueError, HIDDEN_ALIGN, MAGIC, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, OUTPUT_WEIGHT_MAX,
-    QA, QB, SCALE, VERSION,
+    QA, QB, SCALE, VERSION, VERSION_1,
 };
 use crate::core::Color;
 
-/// Bytes before the arrays: magic and four u32 fields.
-const HEADER_BYTES: usize = 4 + 4 * 4;
+/// Bytes before the arrays of a version-1 file: magic and four u32 fields.
+const HEADER_BYTES_V1: usize = 4 + 4 * 4;
+/// Bytes before the arrays of a version-2 file: magic and six u32 fields.
+const HEADER_BYTES_V2: usize = 4 + 6 * 4;
+/// Version 2's input flag: pocket features per king bucket.
+const FLAG_BUCKETED_POCKETS: u32 = 1;
 
 /// A network ready for inference.
 #[derive(Clone)]
 pub struct Network {
+    inputs: InputLayout,
     hidden: usize,
     buckets: usize,
     kernel: Kernel,
@@ -44,9 +58,10 @@ impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Network({}x{} -> 1 of {} buckets, {})",
-            INPUTS,
+            "Network({}x{} ({:?}) -> 1 of {} buckets, {})",
+            self.inputs.rows(),
             self.hidden,
+            self.inputs,
             self.buckets,
             self.kernel.name()
         )
@@ -116,9 +131,9 @@ fn check_out_weights(w: &[i16]) -> Result<(), NnueError> {
 }
 
 impl Network {
-    /// Builds a network from its quantised arrays (layout as in the file; the number of
-    /// output biases is the number of buckets). Errors for a hidden size, bucket count or
-    /// output weight the inference cannot take.
+    /// Builds a plain network (one king bucket) from its quantised arrays (layout as in the
+    /// file; the number of output biases is the number of buckets). Errors for a hidden size,
+    /// bucket count or output weight the inference cannot take.
     ///
     /// # Panics
     /// When an array's length does not match `hidden` and the buckets (a programming error).
@@ -129,13 +144,30 @@ impl Network {
         out_weights: Vec<i16>,
         out_bias: Vec<i32>,
     ) -> Result<Network, NnueError> {
+        Network::with_inputs(InputLayout::PLAIN, hidden, ft_weights, ft_bias, out_weights, out_bias)
+    }
+
+    /// As [`Network::new`] for inputs arranged as `inputs`: `ft_weights` has
+    /// `inputs.rows()` rows of `hidden` values.
+    ///
+    /// # Panics
+    /// When an array's length does not match the layout, `hidden` and the buckets.
+    pub fn with_inputs(
+        inputs: InputLayout,
+        hidden: usize,
+        ft_weights: Vec<i16>,
+        ft_bias: Vec<i16>,
+        out_weights: Vec<i16>,
+        out_bias: Vec<i32>,
+    ) -> Result<Network, NnueError> {
         let h = check_hidden(u32::try_from(hidden).unwrap_or(u32::MAX))?;
         let buckets = check_buckets(u32::try_from(out_bias.len()).unwrap_or(u32::MAX))?;
-        assert_eq!(ft_weights.len(), INPUTS * h);
+        assert_eq!(ft_weights.len(), inputs.rows() * h);
         assert_eq!(ft_bias.len(), h);
         assert_eq!(out_weights.len(), buckets * 2 * h);
         check_out_weights(&out_weights)?;
         Ok(Network {
+            inputs,
             hidden: h,
             buckets,
             kernel: Kernel::detect(),
@@ -146,23 +178,34 @@ impl Network {
         })
     }
 
-    /// Parses and checks a network file. Never panics.
+    /// Parses and checks a network file (version 1 or 2). Never panics.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NnueError> {
         let mut r = FieldCursor { bytes, pos: 0 };
         if r.take(4, "magic")? != MAGIC {
             return Err(NnueError::BadMagic);
         }
         let version = r.u32("header")?;
-        if version != VERSION {
+        if version != VERSION && version != VERSION_1 {
             return Err(NnueError::WrongVersion(version));
         }
         let inputs = r.u32("header")?;
         if inputs as usize != INPUTS {
             return Err(NnueError::FeatureMismatch { found: inputs, expected: INPUTS as u32 });
         }
+        let layout = if version == VERSION_1 {
+            InputLayout::PLAIN
+        } else {
+            let king_buckets = r.u32("header")?;
+            let flags = r.u32("header")?;
+            if flags & !FLAG_BUCKETED_POCKETS != 0 {
+                return Err(NnueError::BadInputFlags(flags));
+            }
+            InputLayout::new(king_buckets as usize, flags & FLAG_BUCKETED_POCKETS != 0)
+                .ok_or(NnueError::BadKingBuckets(king_buckets))?
+        };
         let h = check_hidden(r.u32("header")?)?;
         let buckets = check_buckets(r.u32("header")?)?;
-        let ft_weights = r.i16s(INPUTS * h, "accumulator weights")?;
+        let ft_weights = r.i16s(layout.rows() * h, "accumulator weights")?;
         let ft_bias = r.i16s(h, "accumulator biases")?;
         let out_weights = r.i16s(buckets * 2 * h, "output weights")?;
         let out_bias = r.i32s(buckets, "output biases")?;
@@ -177,15 +220,29 @@ impl Network {
         if stored != computed {
             return Err(NnueError::Checksum { stored, computed });
         }
-        // The arrays were read with exactly the lengths `new` requires.
-        Network::new(h, ft_weights, ft_bias, out_weights, out_bias)
+        // The arrays were read with exactly the lengths `with_inputs` requires.
+        Network::with_inputs(layout, h, ft_weights, ft_bias, out_weights, out_bias)
     }
 
-    /// The file image of this network (what [`Network::from_bytes`] reads).
+    /// The file image of this network (what [`Network::from_bytes`] reads): version 1 for a
+    /// plain network, version 2 for one with king buckets (see the module notes).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.file_size());
         b.extend_from_slice(&MAGIC);
-        for x in [VERSION, INPUTS as u32, self.hidden as u32, self.buckets as u32] {
+        let fields: &[u32] = if self.inputs == InputLayout::PLAIN {
+            &[VERSION_1, INPUTS as u32, self.hidden as u32, self.buckets as u32]
+        } else {
+            let flags = if self.inputs.bucketed_pockets() { FLAG_BUCKETED_POCKETS } else { 0 };
+            &[
+                VERSION,
+                INPUTS as u32,
+                self.inputs.king_buckets() as u32,
+                flags,
+                self.hidden as u32,
+                self.buckets as u32,
+            ]
+        };
+        for x in fields {
             b.extend_from_slice(&x.to_le_bytes());
         }
         for arr in [&self.ft_weights, &self.ft_bias, &self.out_weights] {
@@ -209,7 +266,12 @@ impl Network {
 
     /// Size of the file image in bytes.
     pub fn file_size(&self) -> usize {
-        HEADER_BYTES + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden + 4 * self.buckets + 8
+        let header =
+            if self.inputs == InputLayout::PLAIN { HEADER_BYTES_V1 } else { HEADER_BYTES_V2 };
+        header
+            + 2 * (self.inputs.rows() + 1 + 2 * self.buckets) * self.hidden
+            + 4 * self.buckets
+            + 8
     }
 
     /// Writes the file image to `path`.
@@ -220,6 +282,12 @@ impl Network {
     /// The hidden size H.
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// How the inputs are arranged (king buckets, pockets shared or not).
+    #[inline]
+    pub fn inputs(&self) -> InputLayout {
+        self.inputs
     }
 
     /// The number of output buckets.
@@ -237,7 +305,8 @@ impl Network {
         kernel.is_available().then(|| Network { kernel, ..self.clone() })
     }
 
-    /// Accumulator weights, feature-major (row `f` is `hidden` values).
+    /// Accumulator weights, row-major (row `r` is `hidden` values; rows as
+    /// [`InputLayout::row`]).
     pub(crate) fn ft_weights(&self) -> &[i16] {
         &self.ft_weights
     }

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::core::{Move, Position};
-use crate::nnue::{Accumulator, Network};
+use crate::nnue::{Accumulator, BucketCache, Network};
 use crate::params::*;
 use crate::score::INFINITE;
 use crate::time::{Limits, TimeBudget};
@@ -212,6 +212,8 @@ pub struct Worker {
     killers: Box<[[Option<Move>; 2]; MAX_PLY + 2]>,
     /// Network accumulators by ply (used when the search has a network).
     accs: Box<[Accumulator]>,
+    /// Per-king-bucket accumulators for a network with king buckets (prepared at the root).
+    bucket_cache: BucketCache,
     stack: Box<[Frame; MAX_PLY + 4]>,
     keys: Vec<u64>,
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
@@ -248,6 +250,7 @@ impl Worker {
             history: History::new(),
             killers: Box::new([[None; 2]; MAX_PLY + 2]),
             accs: vec![Accumulator::new(); MAX_PLY + 4].into_boxed_slice(),
+            bucket_cache: BucketCache::new(),
             stack: Box::new([Frame::default(); MAX_PLY + 4]),
             keys: Vec::with_capacity(4096),
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),

@@ -129,7 +129,7 @@ impl Worker {
     fn update_acc(&mut self, shared: &Shared, ply: usize, parent: &Position, child: &Position) {
         if let Some(net) = &shared.net {
             let (done, next) = self.accs.split_at_mut(ply + 1);
-            next[0].update(net, &done[ply], parent, child);
+            next[0].update_cached(net, &done[ply], parent, child, &mut self.bucket_cache);
         }
     }
 

@@ -56,6 +56,8 @@ impl Worker {
             return;
         }
         if let Some(net) = &shared.net {
+            // Entries computed with another network must not be reused: empty them.
+            self.bucket_cache.prepare(net);
             self.accs[0].refresh(net, root);
         }
         let max_depth = shared.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);

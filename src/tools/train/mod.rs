@@ -273,6 +273,12 @@ fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
         e @ NnueError::Io(_) => io::Error::other(e.to_string()),
         e => io::Error::other(format!("{}: {e}", path.display())),
     })?;
+    if q.inputs().is_bucketed() {
+        return Err(io::Error::other(format!(
+            "{}: a network with king buckets; the trainer does not train those yet",
+            path.display()
+        )));
+    }
     if q.hidden() > cfg.hidden || q.buckets() != cfg.buckets {
         return Err(io::Error::other(format!(
             "{}: H = {} with {} output buckets, but this run is H = {} with {} \
