@@ -26,13 +26,14 @@ Usage:
                 [--optimizer gd|adam] [--start current|hand-made] [--k X]
                                    fit the evaluation weights to the results (Texel)
   madhouse train --data FILE[,FILE..] --out NET [--hidden 256] [--buckets 1] [--epochs 20]
-                 [--batch 16384]
+                 [--batch 16384] [--king-buckets 1|4|8|16|32] [--bucketed-pockets]
                  [--lr 0.001] [--lr-end X] [--lambda 1.0] [--k 400] [--validation 0.05]
                  [--limit N] [--threads N] [--seed N] [--variant V] [--checkpoint FILE]
                  [--resume] [--mirror-files] [--init NET]
                                    train an NNUE network on `FEN | score | result` lines
                                    or datagen records (--init: start from NET's weights
-                                   and size; a larger --hidden widens NET)
+                                   and size; a larger --hidden widens NET, and
+                                   --king-buckets spreads a NET without them over them)
   madhouse --help | --version
 
 Logs go to stderr; set RUST_LOG=debug for more.";
@@ -116,9 +117,13 @@ fn main() {
             // training reports it before loading any data.
             if let Some(net) = cfg.init.as_ref().and_then(|p| madhouse::nnue::load_file(p).ok()) {
                 (cfg.hidden, cfg.buckets) = (net.hidden(), net.buckets());
+                (cfg.king_buckets, cfg.bucketed_pockets) =
+                    (net.inputs().king_buckets(), net.inputs().bucketed_pockets());
             }
             cfg.hidden = flags.num("hidden", cfg.hidden);
             cfg.buckets = flags.num("buckets", cfg.buckets);
+            cfg.king_buckets = flags.num("king-buckets", cfg.king_buckets);
+            cfg.bucketed_pockets |= flags.switch("bucketed-pockets");
             cfg.epochs = flags.num("epochs", cfg.epochs);
             cfg.batch = flags.num("batch", cfg.batch);
             cfg.limit = flags.num("limit", cfg.limit);
