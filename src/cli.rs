@@ -12,8 +12,8 @@ use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use madhouse::core::Variant;
 use madhouse::nnue::DEFAULT_HIDDEN;
 use madhouse::tools::train::{
-    DEFAULT_BATCH, DEFAULT_BUCKETS, DEFAULT_EPOCHS, DEFAULT_K, DEFAULT_LAMBDA, DEFAULT_LR,
-    DEFAULT_LR_END_FRACTION, DEFAULT_SEED, DEFAULT_VALIDATION,
+    DEFAULT_BATCH, DEFAULT_BUCKETS, DEFAULT_EPOCHS, DEFAULT_K, DEFAULT_KING_BUCKETS,
+    DEFAULT_LAMBDA, DEFAULT_LR, DEFAULT_LR_END_FRACTION, DEFAULT_SEED, DEFAULT_VALIDATION,
 };
 use madhouse::tools::tune;
 
@@ -186,6 +186,15 @@ pub struct TrainArgs {
     #[arg(long, value_name = "N",
           help = format!("Output buckets [default: {DEFAULT_BUCKETS}, or the --init network's]"))]
     pub buckets: Option<usize>,
+    /// King buckets of the board inputs: 1, 4, 8, 16 or 32 (--init without them: every
+    /// bucket starts from its weights)
+    #[arg(long, value_name = "N",
+          help = format!("King buckets of the board inputs: 1, 4, 8, 16 or 32 [default: \
+                          {DEFAULT_KING_BUCKETS}, or the --init network's]"))]
+    pub king_buckets: Option<usize>,
+    /// Pocket inputs per king bucket (else shared by every bucket)
+    #[arg(long)]
+    pub bucketed_pockets: bool,
     /// Passes over the data
     #[arg(long, value_name = "N", default_value_t = DEFAULT_EPOCHS)]
     pub epochs: usize,

@@ -126,10 +126,14 @@ fn train(args: TrainArgs) {
     // it before loading any data.
     if let Some(net) = args.init.as_ref().and_then(|p| madhouse::nnue::load_file(p).ok()) {
         (cfg.hidden, cfg.buckets) = (net.hidden(), net.buckets());
+        (cfg.king_buckets, cfg.bucketed_pockets) =
+            (net.inputs().king_buckets(), net.inputs().bucketed_pockets());
     }
     cfg.init = args.init;
     cfg.hidden = args.hidden.unwrap_or(cfg.hidden);
     cfg.buckets = args.buckets.unwrap_or(cfg.buckets);
+    cfg.king_buckets = args.king_buckets.unwrap_or(cfg.king_buckets);
+    cfg.bucketed_pockets |= args.bucketed_pockets;
     cfg.epochs = args.epochs;
     cfg.batch = args.batch;
     cfg.lr = args.lr;

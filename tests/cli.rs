@@ -96,6 +96,8 @@ fn every_subcommand_shows_each_flag_with_its_default() {
             ("--init", None),
             ("--hidden", d(madhouse::nnue::DEFAULT_HIDDEN)),
             ("--buckets", d(train::DEFAULT_BUCKETS)),
+            ("--king-buckets", d(train::DEFAULT_KING_BUCKETS)),
+            ("--bucketed-pockets", None),
             ("--epochs", d(train::DEFAULT_EPOCHS)),
             ("--batch", d(train::DEFAULT_BATCH)),
             ("--lr", d(train::DEFAULT_LR)),

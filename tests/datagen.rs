@@ -534,4 +534,11 @@ fn train_takes_the_size_of_its_init_network() {
     assert!(!ok && err.contains("too few positions"), "{err}");
     let (ok, err) = run_tool(&[&base[..], &["--hidden", &smaller]].concat());
     assert!(!ok && err.contains("can be widened, not narrowed"), "{err}");
+    // `--king-buckets` spreads the plain network over king buckets (then the same data
+    // error); a count without a table is refused before any data is read.
+    let (ok, err) = run_tool(&[&base[..], &["--king-buckets", "8", "--bucketed-pockets"]].concat());
+    assert!(!ok && err.contains("spread over InputLayout(8 king buckets, bucketed"), "{err}");
+    assert!(err.contains("too few positions"), "{err}");
+    let (ok, err) = run_tool(&[&base[..], &["--king-buckets", "5"]].concat());
+    assert!(!ok && err.contains("--king-buckets must be one of [1, 4, 8, 16, 32]"), "{err}");
 }

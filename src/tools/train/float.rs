@@ -1,11 +1,17 @@
 //! The float network being trained: the float twin of the inference network, its forward
 //! and backward passes, widening, and quantisation to the network file.
+//!
+//! With king buckets the float network also holds a factoriser: one more copy of the
+//! bucketed rows (board features, and pocket ones when those are bucketed), added to every
+//! bucket's row in the forward pass, so each position trains it whatever its king's bucket
+//! and a bucket seen rarely still starts from what the others learned. Quantisation folds it
+//! into every bucket; the network file does not hold it.
 
 use rayon::prelude::*;
 
 use super::dataset::Dataset;
 use crate::core::Color;
-use crate::nnue::features::{self, INPUTS};
+use crate::nnue::features::{self, InputLayout, BOARD_FEATURES, INPUTS};
 use crate::nnue::{Network, NnueError, HIDDEN_ALIGN, OUTPUT_WEIGHT_MAX, QA, QB, SCALE};
 use crate::rng::Rng;
 
@@ -20,12 +26,15 @@ pub(super) fn sigmoid(x: f32) -> f32 {
 }
 
 /// The float network being trained. Parameters live in one flat vector, laid out as the
-/// file's arrays: accumulator weights (feature-major), accumulator biases, output weights
-/// (per bucket: side to move's half first), output biases (one per bucket).
+/// file's arrays with the factoriser after the accumulator weights: accumulator weights
+/// (row-major, rows as [`InputLayout::row`]), factoriser rows (one per bucketed base
+/// feature; none without king buckets), accumulator biases, output weights (per bucket:
+/// side to move's half first), output biases (one per bucket).
 #[derive(Clone, Debug)]
 pub struct FloatNet {
     pub(super) hidden: usize,
     pub(super) buckets: usize,
+    pub(super) inputs: InputLayout,
     pub(super) params: Vec<f32>,
 }
 
@@ -33,6 +42,11 @@ pub struct FloatNet {
 #[derive(Copy, Clone)]
 pub(super) struct Layout {
     pub(super) h: usize,
+    pub(super) inputs: InputLayout,
+    /// Start of the factoriser rows.
+    pub(super) fact: usize,
+    /// Factoriser rows: base features below this have one (0 without king buckets).
+    pub(super) fact_rows: usize,
     pub(super) b1: usize,
     pub(super) w2: usize,
     pub(super) b2: usize,
@@ -40,16 +54,24 @@ pub(super) struct Layout {
 }
 
 impl Layout {
-    pub(super) fn new(h: usize, buckets: usize) -> Layout {
-        let b1 = INPUTS * h;
+    pub(super) fn new(h: usize, buckets: usize, inputs: InputLayout) -> Layout {
+        let fact = inputs.rows() * h;
+        let fact_rows = if inputs.is_bucketed() { inputs.bucketed_features() } else { 0 };
+        let b1 = fact + fact_rows * h;
         let w2 = b1 + h;
         let b2 = w2 + buckets * 2 * h;
-        Layout { h, b1, w2, b2, len: b2 + buckets }
+        Layout { h, inputs, fact, fact_rows, b1, w2, b2, len: b2 + buckets }
     }
 
     /// Offset of bucket `b`'s output weights (`2h` of them).
     pub(super) fn out(&self, b: usize) -> usize {
         self.w2 + b * 2 * self.h
+    }
+
+    /// Offset of the factoriser row of base feature `f`, if it has one.
+    #[inline]
+    pub(super) fn fact_row(&self, f: usize) -> Option<usize> {
+        (f < self.fact_rows).then(|| self.fact + f * self.h)
     }
 }
 
@@ -61,27 +83,42 @@ pub(super) struct Scratch {
 }
 
 impl FloatNet {
-    /// A network with small random weights and `buckets` output layers.
-    pub fn random(hidden: usize, buckets: usize, seed: u64) -> FloatNet {
-        let l = Layout::new(hidden, buckets);
+    /// A network with small random weights, `buckets` output layers and inputs arranged as
+    /// `inputs`. With king buckets the factoriser (and shared pocket rows) start random and
+    /// the buckets' own rows at zero, so a new network starts as a plain one whose buckets
+    /// learn only how they differ.
+    pub fn random(hidden: usize, buckets: usize, inputs: InputLayout, seed: u64) -> FloatNet {
+        let l = Layout::new(hidden, buckets, inputs);
         let mut rng = Rng::new(seed);
         let mut uniform =
             |a: f32| (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 * a - a;
         let mut params = vec![0.0; l.len];
         // About 30 features are active: their sum starts with a spread of about 0.1.
         let a1 = 1.0 / (INPUTS as f32).sqrt();
-        for p in &mut params[..l.b1] {
-            *p = uniform(a1);
+        if inputs.is_bucketed() {
+            if !inputs.bucketed_pockets() {
+                let shared = inputs.row(BOARD_FEATURES, 0) * hidden;
+                for p in &mut params[shared..l.fact] {
+                    *p = uniform(a1);
+                }
+            }
+            for p in &mut params[l.fact..l.b1] {
+                *p = uniform(a1);
+            }
+        } else {
+            for p in &mut params[..l.b1] {
+                *p = uniform(a1);
+            }
         }
         let a2 = 1.0 / (2.0 * hidden as f32).sqrt();
         for p in &mut params[l.w2..l.b2] {
             *p = uniform(a2);
         }
-        FloatNet { hidden, buckets, params }
+        FloatNet { hidden, buckets, inputs, params }
     }
 
     pub(super) fn layout(&self) -> Layout {
-        Layout::new(self.hidden, self.buckets)
+        Layout::new(self.hidden, self.buckets, self.inputs)
     }
 
     /// The output bucket of a position given by its White-perspective features.
@@ -89,17 +126,30 @@ impl FloatNet {
         features::output_bucket(features::board_pieces(white_feats), self.buckets)
     }
 
+    /// The king bucket of one perspective (Black's when `black`) of a position given by its
+    /// White-perspective features, as the inference finds it from the position.
+    pub(super) fn king_bucket(&self, white_feats: &[u16], black: bool) -> usize {
+        if !self.inputs.is_bucketed() {
+            return 0;
+        }
+        let perspective = if black { Color::Black } else { Color::White };
+        features::relative_king_square_of(white_feats, perspective)
+            .map_or(0, |sq| self.inputs.king_bucket(sq))
+    }
+
     /// The hidden size.
     pub fn hidden(&self) -> usize {
         self.hidden
     }
 
-    /// Accumulator of the perspective whose features are `feats` (mirrored when `mirror`).
+    /// Accumulator of the perspective whose features are `feats` (mirrored when `mirror`,
+    /// for Black's perspective).
     pub(super) fn accumulate(&self, feats: &[u16], mirror: bool, out: &mut [f32]) {
         // Tiles of HIDDEN_ALIGN values stay in registers over all the rows (the same
         // additions in the same order as row by row, so the same result, with half the
         // memory traffic).
         let l = self.layout();
+        let off = l.inputs.offsets(self.king_bucket(feats, mirror));
         let bias = &self.params[l.b1..l.w2];
         for (t, chunk) in out.chunks_exact_mut(HIDDEN_ALIGN).enumerate() {
             let start = t * HIDDEN_ALIGN;
@@ -107,9 +157,21 @@ impl FloatNet {
             tile.copy_from_slice(&bias[start..start + HIDDEN_ALIGN]);
             for &f in feats {
                 let f = if mirror { features::mirror(f as usize) } else { f as usize };
-                let row = &self.params[f * l.h + start..f * l.h + start + HIDDEN_ALIGN];
-                for (o, &w) in tile.iter_mut().zip(row) {
-                    *o += w;
+                let at = off.row(f) * l.h + start;
+                let row = &self.params[at..at + HIDDEN_ALIGN];
+                match l.fact_row(f) {
+                    // The bucket's weight plus the shared one, as quantisation folds them.
+                    Some(fr) => {
+                        let shared = &self.params[fr + start..fr + start + HIDDEN_ALIGN];
+                        for ((o, &w), &s) in tile.iter_mut().zip(row).zip(shared) {
+                            *o += w + s;
+                        }
+                    }
+                    None => {
+                        for (o, &w) in tile.iter_mut().zip(row) {
+                            *o += w;
+                        }
+                    }
                 }
             }
             chunk.copy_from_slice(&tile);
@@ -176,10 +238,18 @@ impl FloatNet {
             for (gb, &d) in grad[l.b1..l.w2].iter_mut().zip(acc.iter()) {
                 *gb += d;
             }
+            let off = l.inputs.offsets(self.king_bucket(feats, mirror));
             for &f in feats {
                 let f = if mirror { features::mirror(f as usize) } else { f as usize };
-                for (gw, &d) in grad[f * l.h..(f + 1) * l.h].iter_mut().zip(acc.iter()) {
+                let at = off.row(f) * l.h;
+                for (gw, &d) in grad[at..at + l.h].iter_mut().zip(acc.iter()) {
                     *gw += d;
+                }
+                // The factoriser's weight enters the sum as the bucket's does.
+                if let Some(fr) = l.fact_row(f) {
+                    for (gw, &d) in grad[fr..fr + l.h].iter_mut().zip(acc.iter()) {
+                        *gw += d;
+                    }
                 }
             }
         }
@@ -204,17 +274,39 @@ impl FloatNet {
 
     /// The float network a quantised one stands for (each integer divided by its scale), so
     /// that training can continue from a network file: quantising it again gives the same
-    /// file.
+    /// file. With king buckets the factoriser starts at zero (the file holds it folded in).
     pub fn from_network(net: &Network) -> FloatNet {
-        let (hidden, buckets) = (net.hidden(), net.buckets());
-        let l = Layout::new(hidden, buckets);
+        let (hidden, buckets, inputs) = (net.hidden(), net.buckets(), net.inputs());
+        let l = Layout::new(hidden, buckets, inputs);
         let mut params = Vec::with_capacity(l.len);
         params.extend(net.ft_weights().iter().map(|&w| w as f32 / QA as f32));
+        params.resize(l.b1, 0.0);
         params.extend(net.ft_bias().iter().map(|&b| b as f32 / QA as f32));
         params.extend(net.out_weights().iter().map(|&w| w as f32 / QB as f32));
         params.extend(net.out_bias().iter().map(|&b| b as f32 / (QA * QB) as f32));
         debug_assert_eq!(params.len(), l.len);
-        FloatNet { hidden, buckets, params }
+        FloatNet { hidden, buckets, inputs, params }
+    }
+
+    /// This plain network with its inputs arranged as `inputs`: its accumulator weights
+    /// become the factoriser (and the shared pocket rows, when pockets are shared) and every
+    /// bucket's own rows start at zero, so the network evaluates exactly as before, and
+    /// quantises to a file whose every bucket holds the old weights.
+    ///
+    /// # Panics
+    /// When this network has king buckets already.
+    pub fn with_king_buckets(&self, inputs: InputLayout) -> FloatNet {
+        assert!(!self.inputs.is_bucketed(), "with_king_buckets of a bucketed network");
+        let (old, new) = (self.layout(), Layout::new(self.hidden, self.buckets, inputs));
+        let h = self.hidden;
+        let mut params = vec![0.0; new.len];
+        for f in 0..INPUTS {
+            // Bucketed features go to the factoriser, shared ones to their one row.
+            let to = new.fact_row(f).unwrap_or_else(|| inputs.row(f, 0) * h);
+            params[to..to + h].copy_from_slice(&self.params[f * h..(f + 1) * h]);
+        }
+        params[new.b1..].copy_from_slice(&self.params[old.b1..]);
+        FloatNet { hidden: h, buckets: self.buckets, inputs, params }
     }
 
     /// The same network with `hidden` accumulator neurons: the first `self.hidden` are this
@@ -223,10 +315,11 @@ impl FloatNet {
     /// (a wider network grown from a trained one, without losing what it learned).
     pub fn widen(&self, hidden: usize, seed: u64) -> FloatNet {
         assert!(hidden >= self.hidden, "widen to {hidden} from {}", self.hidden);
-        let (old, new) = (self.layout(), Layout::new(hidden, self.buckets));
-        let fresh = FloatNet::random(hidden, self.buckets, seed);
+        let (old, new) = (self.layout(), Layout::new(hidden, self.buckets, self.inputs));
+        let fresh = FloatNet::random(hidden, self.buckets, self.inputs, seed);
         let mut params = vec![0.0; new.len];
-        for f in 0..INPUTS {
+        // The accumulator weights and the factoriser: rows of h values in both.
+        for f in 0..old.b1 / old.h {
             let row = &mut params[f * hidden..(f + 1) * hidden];
             row.copy_from_slice(&fresh.params[f * hidden..(f + 1) * hidden]);
             row[..old.h].copy_from_slice(&self.params[f * old.h..(f + 1) * old.h]);
@@ -239,20 +332,38 @@ impl FloatNet {
             }
         }
         params[new.b2..].copy_from_slice(&self.params[old.b2..]);
-        FloatNet { hidden, buckets: self.buckets, params }
+        FloatNet { hidden, buckets: self.buckets, inputs: self.inputs, params }
     }
 
-    /// The quantised network: weights rounded and clipped to the integer ranges.
+    /// The quantised network: weights rounded and clipped to the integer ranges, the
+    /// factoriser added into every bucket's rows first.
     pub fn quantise(&self) -> Result<Network, NnueError> {
         let l = self.layout();
+        let h = self.hidden;
         let q16 =
             |x: f32, s: i32, max: i32| (x * s as f32).round().clamp(-max as f32, max as f32) as i16;
-        let ft_w = self.params[..l.b1].iter().map(|&x| q16(x, QA, i16::MAX as i32)).collect();
+        let mut ft_w = vec![0i16; l.fact];
+        for kb in 0..l.inputs.king_buckets() {
+            let off = l.inputs.offsets(kb);
+            for f in 0..INPUTS {
+                let at = off.row(f) * h;
+                let shared = l.fact_row(f).map(|fr| &self.params[fr..fr + h]);
+                for j in 0..h {
+                    let x = self.params[at + j] + shared.map_or(0.0, |s| s[j]);
+                    ft_w[at + j] = q16(x, QA, i16::MAX as i32);
+                }
+            }
+        }
         let ft_b = self.params[l.b1..l.w2].iter().map(|&x| q16(x, QA, i16::MAX as i32)).collect();
         let out_w =
             self.params[l.w2..l.b2].iter().map(|&x| q16(x, QB, OUTPUT_WEIGHT_MAX)).collect();
         let out_b =
             self.params[l.b2..].iter().map(|&x| (x * (QA * QB) as f32).round() as i32).collect();
-        Network::new(self.hidden, ft_w, ft_b, out_w, out_b)
+        Network::with_inputs(self.inputs, self.hidden, ft_w, ft_b, out_w, out_b)
+    }
+
+    /// How the inputs are arranged.
+    pub fn inputs(&self) -> InputLayout {
+        self.inputs
     }
 }

@@ -6,7 +6,10 @@
 //!   of White-perspective feature indices (Black's are [`features::mirror`]s of them), its
 //!   side to move, score and result: about 90 bytes a position, so tens of millions fit.
 //! - Model: the float twin of the inference network (same features, SCReLU, the side to
-//!   move's half first), so quantisation changes the output only by rounding.
+//!   move's half first), so quantisation changes the output only by rounding. With
+//!   `--king-buckets N` the board features (and with `--bucketed-pockets` the pocket ones)
+//!   have a copy per bucket of the perspective's king square, plus a factoriser: one shared
+//!   copy added to every bucket while training and folded into each at export.
 //! - Loss: mean squared error between `sigmoid(out_cp / K)` and
 //!   `lambda * sigmoid(score / K) + (1 - lambda) * result`.
 //! - Optimiser: Adam on mini-batches; the forward and backward passes touch only the rows of
@@ -44,7 +47,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::core::Variant;
-use crate::nnue::{NnueError, HIDDEN_ALIGN, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
+use crate::nnue::features::KING_BUCKET_COUNTS;
+use crate::nnue::{InputLayout, NnueError, HIDDEN_ALIGN, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
 use crate::rng::Rng;
 use crate::tools::data::DataReader;
 use crate::tools::output::check_writable;
@@ -77,6 +81,8 @@ pub const DEFAULT_VALIDATION: f32 = 0.05;
 pub const DEFAULT_BUCKETS: usize = 1;
 /// Seed of initialisation, shuffling and the validation split.
 pub const DEFAULT_SEED: u64 = 1;
+/// King buckets of a new network: one, the plain network (no measurement of more yet).
+pub const DEFAULT_KING_BUCKETS: usize = 1;
 
 /// Settings of a training run.
 #[derive(Clone, Debug)]
@@ -99,6 +105,11 @@ pub struct TrainConfig {
     pub hidden: usize,
     /// Output buckets (1 to `MAX_OUTPUT_BUCKETS`), chosen by the pieces on the board.
     pub buckets: usize,
+    /// King buckets of the inputs (one of `features::KING_BUCKET_COUNTS`; 1: none). A
+    /// plain `init` network is spread over them (see [`FloatNet::with_king_buckets`]).
+    pub king_buckets: usize,
+    /// With king buckets, a copy of the pocket features per bucket (else one shared copy).
+    pub bucketed_pockets: bool,
     /// Passes over the training set.
     pub epochs: usize,
     /// Positions per step.
@@ -125,6 +136,14 @@ pub struct TrainConfig {
 }
 
 impl TrainConfig {
+    /// The input layout of `king_buckets` and `bucketed_pockets`; an error naming the
+    /// counts there are tables for otherwise.
+    pub fn inputs(&self) -> io::Result<InputLayout> {
+        InputLayout::new(self.king_buckets, self.bucketed_pockets).ok_or_else(|| {
+            io::Error::other(format!("--king-buckets must be one of {KING_BUCKET_COUNTS:?}"))
+        })
+    }
+
     /// Defaults for everything but the files.
     pub fn new(data: Vec<PathBuf>, out: PathBuf) -> TrainConfig {
         let checkpoint = PathBuf::from(format!("{}.ckpt", out.display()));
@@ -137,6 +156,8 @@ impl TrainConfig {
             init: None,
             hidden: crate::nnue::DEFAULT_HIDDEN,
             buckets: DEFAULT_BUCKETS,
+            king_buckets: DEFAULT_KING_BUCKETS,
+            bucketed_pockets: false,
             epochs: DEFAULT_EPOCHS,
             batch: DEFAULT_BATCH,
             lr: DEFAULT_LR,
@@ -254,6 +275,7 @@ pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
     if cfg.buckets == 0 || cfg.buckets > MAX_OUTPUT_BUCKETS {
         return Err(io::Error::other(format!("--buckets must be 1 to {MAX_OUTPUT_BUCKETS}")));
     }
+    cfg.inputs()?;
     if cfg.batch == 0 || cfg.epochs == 0 {
         return Err(io::Error::other("--batch and --epochs must be at least 1"));
     }
@@ -265,20 +287,16 @@ pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
 }
 
 /// The network `--init` names, as a float network of the run's size: the same size, or a
-/// narrower one of the same buckets widened (see [`FloatNet::widen`]). Read before the data,
-/// so that a wrong file is reported at once rather than after minutes of loading.
+/// narrower one of the same output buckets widened (see [`FloatNet::widen`]); a plain one is
+/// spread over the run's king buckets ([`FloatNet::with_king_buckets`]), so the run starts
+/// from exactly its evaluation. Read before the data, so that a wrong file is reported at
+/// once rather than after minutes of loading.
 fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
     let q = crate::nnue::load_file(path).map_err(|e| match e {
         // Read errors name the file already.
         e @ NnueError::Io(_) => io::Error::other(e.to_string()),
         e => io::Error::other(format!("{}: {e}", path.display())),
     })?;
-    if q.inputs().is_bucketed() {
-        return Err(io::Error::other(format!(
-            "{}: a network with king buckets; the trainer does not train those yet",
-            path.display()
-        )));
-    }
     if q.hidden() > cfg.hidden || q.buckets() != cfg.buckets {
         return Err(io::Error::other(format!(
             "{}: H = {} with {} output buckets, but this run is H = {} with {} \
@@ -290,7 +308,20 @@ fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
             cfg.buckets
         )));
     }
-    let net = FloatNet::from_network(&q);
+    let inputs = cfg.inputs()?;
+    let mut net = FloatNet::from_network(&q);
+    if q.inputs() != inputs {
+        if q.inputs().is_bucketed() {
+            return Err(io::Error::other(format!(
+                "{}: {:?}, but this run asks for {inputs:?} (--king-buckets, \
+                 --bucketed-pockets; only a network without king buckets can gain them)",
+                path.display(),
+                q.inputs()
+            )));
+        }
+        eprintln!("train: {} spread over {inputs:?}", path.display());
+        net = net.with_king_buckets(inputs);
+    }
     if q.hidden() < cfg.hidden {
         eprintln!("train: {} widened from H = {} to {}", path.display(), q.hidden(), cfg.hidden);
         return Ok(net.widen(cfg.hidden, cfg.seed));
@@ -311,7 +342,7 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
     // The files the run resumes from and writes, before the data (minutes of loading for a
     // large set) rather than after.
     let resumed = if cfg.resume {
-        let state = load_checkpoint(&cfg.checkpoint, cfg.hidden, cfg.buckets)
+        let state = load_checkpoint(&cfg.checkpoint, cfg.hidden, cfg.buckets, cfg.inputs()?)
             .map_err(|e| io::Error::new(e.kind(), format!("--resume: {e}")))?;
         Some(state)
     } else {
@@ -351,7 +382,7 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
                 );
                 n
             }
-            None => FloatNet::random(cfg.hidden, cfg.buckets, cfg.seed),
+            None => FloatNet::random(cfg.hidden, cfg.buckets, cfg.inputs()?, cfg.seed),
         };
         let len = n.params.len();
         (n, Optimiser::new(len), 0)
@@ -389,12 +420,13 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
     let q = crate::nnue::load_file(&cfg.out).map_err(io::Error::other)?;
     let (mean, max, expected) = quantisation_error(&net, &q, &val);
     eprintln!(
-        "train: wrote {} ({} bytes, H = {}, {} output buckets); quantised vs float on \
+        "train: wrote {} ({} bytes, H = {}, {} output buckets, {:?}); quantised vs float on \
          validation: mean {mean:.2} cp (rounding explains {expected:.2}), max {max:.1} cp",
         cfg.out.display(),
         q.file_size(),
         cfg.hidden,
-        cfg.buckets
+        cfg.buckets,
+        q.inputs()
     );
     let epochs_run = val_losses.len().max(1) as f64;
     Ok(TrainReport {

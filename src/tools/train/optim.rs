@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use super::float::{FloatNet, Layout, Scratch};
 use crate::nnue::network::fnv1a;
+use crate::nnue::InputLayout;
 
 /// Adam's decay of the first moment.
 const BETA1: f32 = 0.9;
@@ -16,11 +17,13 @@ const BETA2: f32 = 0.999;
 const EPSILON: f32 = 1e-8;
 /// First bytes of a checkpoint file.
 const CKPT_MAGIC: [u8; 4] = *b"MHCK";
-/// Checkpoint format version (2: the number of output buckets after the hidden size).
-const CKPT_VERSION: u32 = 2;
-/// Bytes before a checkpoint's arrays: magic, version, hidden size, buckets, epochs done,
-/// optimiser steps (u64).
-const CKPT_HEADER: usize = 4 + 4 * 4 + 8;
+/// Checkpoint format version (2: the number of output buckets after the hidden size; 3: the
+/// king buckets and whether pockets are bucketed after that, and the factoriser among the
+/// parameters).
+const CKPT_VERSION: u32 = 3;
+/// Bytes before a checkpoint's arrays: magic, version, hidden size, output buckets, king
+/// buckets, bucketed pockets (0 or 1), epochs done, optimiser steps (u64).
+const CKPT_HEADER: usize = 4 + 6 * 4 + 8;
 
 /// Adam state and the step counter.
 pub(super) struct Optimiser {
@@ -74,7 +77,8 @@ impl Optimiser {
     }
 }
 
-/// Writes parameters, Adam state and progress (atomically: a temporary file renamed).
+/// Writes parameters (the factoriser included), Adam state and progress (atomically: a
+/// temporary file renamed).
 pub(super) fn save_checkpoint(
     path: &Path,
     net: &FloatNet,
@@ -86,6 +90,8 @@ pub(super) fn save_checkpoint(
     b.extend_from_slice(&CKPT_VERSION.to_le_bytes());
     b.extend_from_slice(&(net.hidden as u32).to_le_bytes());
     b.extend_from_slice(&(net.buckets as u32).to_le_bytes());
+    b.extend_from_slice(&(net.inputs.king_buckets() as u32).to_le_bytes());
+    b.extend_from_slice(&u32::from(net.inputs.bucketed_pockets()).to_le_bytes());
     b.extend_from_slice(&(epochs_done as u32).to_le_bytes());
     b.extend_from_slice(&opt.t.to_le_bytes());
     for arr in [&net.params, &opt.m, &opt.v] {
@@ -103,30 +109,50 @@ pub(super) fn save_checkpoint(
     fs_err::rename(&tmp, path)
 }
 
-/// Reads a checkpoint written by [`save_checkpoint`] for a network of `hidden` neurons and
-/// `buckets` output buckets.
+/// Reads a checkpoint written by [`save_checkpoint`] for a network of `hidden` neurons,
+/// `buckets` output buckets and inputs arranged as `inputs`.
 pub(super) fn load_checkpoint(
     path: &Path,
     hidden: usize,
     buckets: usize,
+    inputs: InputLayout,
 ) -> io::Result<(FloatNet, Optimiser, usize)> {
     let bad = |what: &str| io::Error::other(format!("{}: {what}", path.display()));
     let b = fs_err::read(path)?;
-    let n = Layout::new(hidden, buckets).len;
-    let want = CKPT_HEADER + 12 * n + 8;
-    if b.len() != want || b[..4] != CKPT_MAGIC {
-        return Err(bad("not a checkpoint of this hidden size and buckets (or truncated)"));
-    }
     let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-    if u32_at(4) != CKPT_VERSION || u32_at(8) as usize != hidden || u32_at(12) as usize != buckets {
-        return Err(bad("checkpoint version, hidden size or buckets differ"));
+    if b.len() < CKPT_HEADER || b[..4] != CKPT_MAGIC || u32_at(4) != CKPT_VERSION {
+        return Err(bad(&format!(
+            "not a checkpoint of format {CKPT_VERSION} (or truncated; older checkpoints \
+             cannot be resumed by this build)"
+        )));
+    }
+    let stored_inputs = (u32_at(16) as usize, u32_at(20) != 0);
+    if u32_at(8) as usize != hidden
+        || u32_at(12) as usize != buckets
+        || stored_inputs != (inputs.king_buckets(), inputs.bucketed_pockets())
+    {
+        return Err(bad(&format!(
+            "checkpoint of H = {}, {} output buckets, {} king buckets{}; this run is H = \
+             {hidden}, {buckets}, {}{}",
+            u32_at(8),
+            u32_at(12),
+            stored_inputs.0,
+            if stored_inputs.1 { " with bucketed pockets" } else { "" },
+            inputs.king_buckets(),
+            if inputs.bucketed_pockets() { " with bucketed pockets" } else { "" },
+        )));
+    }
+    let n = Layout::new(hidden, buckets, inputs).len;
+    let want = CKPT_HEADER + 12 * n + 8;
+    if b.len() != want {
+        return Err(bad("checkpoint truncated or of another size"));
     }
     let stored = u64::from_le_bytes(b[want - 8..].try_into().map_err(|_| bad("truncated"))?);
     if stored != fnv1a(&b[..want - 8]) {
         return Err(bad("checkpoint checksum mismatch"));
     }
-    let epochs_done = u32_at(16) as usize;
-    let t = u64::from_le_bytes(b[20..28].try_into().map_err(|_| bad("truncated"))?);
+    let epochs_done = u32_at(24) as usize;
+    let t = u64::from_le_bytes(b[28..36].try_into().map_err(|_| bad("truncated"))?);
     let floats = |k: usize| -> Vec<f32> {
         b[CKPT_HEADER + 4 * k * n..CKPT_HEADER + 4 * (k + 1) * n]
             .chunks_exact(4)
@@ -134,7 +160,7 @@ pub(super) fn load_checkpoint(
             .collect()
     };
     Ok((
-        FloatNet { hidden, buckets, params: floats(0) },
+        FloatNet { hidden, buckets, inputs, params: floats(0) },
         Optimiser { m: floats(1), v: floats(2), t },
         epochs_done,
     ))
