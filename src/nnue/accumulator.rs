@@ -164,7 +164,7 @@ impl Accumulator {
     /// trainer and data tools store them; Black's are their mirrors).
     ///
     /// # Panics
-    /// With more than [`MAX_ACTIVE`](features::MAX_ACTIVE) features, which no position has.
+    /// With more than [`MAX_ACTIVE`] features, which no position has.
     pub fn refresh_from_features(&mut self, net: &Network, white_features: &[u16]) {
         assert!(white_features.len() <= features::MAX_ACTIVE);
         self.board_pieces = features::board_pieces(white_features) as u8;
