@@ -24,6 +24,7 @@ use crate::core::{Position, Variant};
 use crate::nnue::data::{self, RecordReader, Sample};
 use crate::score::MATE_BOUND;
 use crate::tools::datafile::{Header, HeaderError, HEADER_BYTES};
+use crate::tools::file_error;
 
 /// The data files `paths` name: a file stands for itself; a folder (of shards, say) for
 /// every data file in it with a header, in name order. Other files in a folder are passed
@@ -35,7 +36,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
             out.push(path.clone());
             continue;
         }
-        let named = |e: io::Error| io::Error::other(format!("reading {}: {e}", path.display()));
+        let named = |e: io::Error| file_error(path, "reading", e);
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
             .map_err(named)?
             .map(|e| e.map(|e| e.path()))
@@ -117,9 +118,7 @@ pub struct DataReader {
 impl DataReader {
     /// Opens `path`, a data file or a text file of `variant` positions. Errors name the file.
     pub fn open(path: &Path, variant: Variant) -> io::Result<DataReader> {
-        let named = |doing: &str, e: &dyn std::fmt::Display| {
-            io::Error::other(format!("{doing} {}: {e}", path.display()))
-        };
+        let named = |doing: &str, e: &dyn std::fmt::Display| file_error(path, doing, e);
         if path.is_dir() {
             return Err(named("reading", &"is a directory, not a data file"));
         }

@@ -39,6 +39,7 @@ use std::path::Path;
 use crate::core::Variant;
 use crate::nnue::data::{decode, RECORD_BYTES};
 use crate::nnue::network::fnv1a;
+use crate::tools::file_error;
 
 /// First bytes of a data file's header slot.
 pub const MAGIC: [u8; 8] = [0x89, b'M', b'H', b'D', b'A', b'T', b'A', 0x1a];
@@ -369,24 +370,28 @@ impl fmt::Display for Header {
     }
 }
 
+/// Creates the new data file `path` (refused if it exists) with `header` in both slots,
+/// positioned at the first record. Errors name the file and what failed.
+pub fn create(path: &Path, header: &mut Header) -> io::Result<File> {
+    let mut file =
+        std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(path).map_err(
+            |e| file_error(path, "creating", format!("{e} (the output must be a new file)")),
+        )?;
+    header.write_new(&mut file).map_err(|e| file_error(path, "writing", e))?;
+    file.seek(SeekFrom::Start(HEADER_BYTES)).map_err(|e| file_error(path, "writing", e))?;
+    Ok(file)
+}
+
 /// Writes a new data file at `path` (refused if it exists): `header` vouching for `records`
 /// (whole records back to back), then the records.
 pub fn write_file(path: &Path, mut header: Header, records: &[u8]) -> io::Result<()> {
     if !records.len().is_multiple_of(RECORD_BYTES) {
         return Err(io::Error::other("records must be whole"));
     }
-    let mut file =
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| io::Error::new(e.kind(), format!("creating {}: {e}", path.display())))?;
     header.data_bytes = records.len() as u64;
-    header.write_new(&mut file)?;
-    file.seek(SeekFrom::Start(HEADER_BYTES))?;
-    file.write_all(records)?;
-    file.sync_data()
+    let mut file = create(path, &mut header)?;
+    file.write_all(records).map_err(|e| file_error(path, "writing", e))?;
+    file.sync_data().map_err(|e| file_error(path, "writing", e))
 }
 
 /// Identity of an opening file for the header: FNV-1a of its bytes, 0 for none.

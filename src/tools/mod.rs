@@ -13,3 +13,11 @@ pub mod output;
 pub mod progress;
 pub mod train;
 pub mod tune;
+
+use std::path::Path;
+
+/// An error about the file `path`, naming it and what was being done to it ("opening",
+/// "reading", "writing", "creating"...): the one form every tool's file errors take.
+pub fn file_error(path: &Path, doing: &str, e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::other(format!("{doing} {}: {e}", path.display()))
+}

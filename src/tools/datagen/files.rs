@@ -8,7 +8,7 @@
 //! versions produced; the tuner also accepts `<FEN> | <result>`.
 
 use std::fmt;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -18,7 +18,8 @@ use crate::nnue::data::{
     decode, encode, game_ply, parse_text_line, DataError, RecordReader, Sample, RECORD_BYTES,
 };
 use crate::score::MATE_BOUND;
-use crate::tools::datafile::{Header, HeaderError, Source, HEADER_BYTES};
+use crate::tools::datafile::{self, Header, HeaderError, Source, HEADER_BYTES};
+use crate::tools::file_error;
 
 /// What a conversion did.
 #[derive(Clone, Debug, Default)]
@@ -46,7 +47,7 @@ const BAD_LINES_SHOWN: u64 = 5;
 /// counted.
 pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<ConvertSummary> {
     let started = Instant::now();
-    let input_file = File::open(input).map_err(|e| named(input, "opening", e))?;
+    let input_file = File::open(input).map_err(|e| file_error(input, "opening", e))?;
     let mut reader = BufReader::with_capacity(1 << 16, input_file);
     let (mut header, file) = create_data_file(out, variant, Source::Text)?;
     let mut writer = BufWriter::with_capacity(1 << 16, file);
@@ -55,7 +56,7 @@ pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<Co
     let mut number = 0u64;
     loop {
         line.clear();
-        if reader.read_until(b'\n', &mut line).map_err(|e| named(input, "reading", e))? == 0 {
+        if reader.read_until(b'\n', &mut line).map_err(|e| file_error(input, "reading", e))? == 0 {
             break;
         }
         number += 1;
@@ -80,7 +81,7 @@ pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<Co
         });
         match record {
             Ok(Some(r)) => {
-                writer.write_all(&r).map_err(|e| named(out, "writing", e))?;
+                writer.write_all(&r).map_err(|e| file_error(out, "writing", e))?;
                 s.written += 1;
             }
             Ok(None) => s.mate_scores += 1,
@@ -97,22 +98,11 @@ pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<Co
     Ok(s)
 }
 
-/// An error about `path`, naming it and what was being done.
-fn named(path: &Path, doing: &str, e: impl fmt::Display) -> io::Error {
-    io::Error::other(format!("{doing} {}: {e}", path.display()))
-}
-
-/// Creates the new data file `out` (refused if it exists) with a header and no records.
+/// Creates the new data file `out` (refused if it exists) with a header and no records,
+/// positioned for the first record.
 fn create_data_file(out: &Path, variant: Variant, source: Source) -> io::Result<(Header, File)> {
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(out)
-        .map_err(|e| named(out, "creating", format!("{e} (the output must be a new file)")))?;
     let mut header = Header::new(variant, source);
-    header.write_new(&mut file).map_err(|e| named(out, "writing", e))?;
-    file.seek(SeekFrom::Start(HEADER_BYTES)).map_err(|e| named(out, "writing", e))?;
+    let file = datafile::create(out, &mut header)?;
     Ok((header, file))
 }
 
@@ -123,11 +113,11 @@ fn finish_data_file(
     header: &mut Header,
     records: u64,
 ) -> io::Result<()> {
-    writer.flush().map_err(|e| named(out, "writing", e))?;
-    let mut file = writer.into_inner().map_err(|e| named(out, "writing", e.error()))?;
-    file.sync_data().map_err(|e| named(out, "writing", e))?;
+    writer.flush().map_err(|e| file_error(out, "writing", e))?;
+    let mut file = writer.into_inner().map_err(|e| file_error(out, "writing", e.error()))?;
+    file.sync_data().map_err(|e| file_error(out, "writing", e))?;
     header.data_bytes = records * RECORD_BYTES as u64;
-    header.write(&mut file).map_err(|e| named(out, "writing", e))
+    header.write(&mut file).map_err(|e| file_error(out, "writing", e))
 }
 
 /// What a conversion of headerless records did.
@@ -157,37 +147,41 @@ impl fmt::Display for LegacySummary {
 /// data file `out` with one. The variant is the first record's; records of another variant
 /// or that do not decode are left out and counted. The old file is only read.
 pub fn convert_legacy(input: &Path, out: &Path) -> io::Result<LegacySummary> {
-    let mut probe = File::open(input).map_err(|e| named(input, "opening", e))?;
+    let mut probe = File::open(input).map_err(|e| file_error(input, "opening", e))?;
     match Header::read(&mut probe) {
         Err(HeaderError::Legacy) => {}
-        Ok(_) => return Err(named(input, "converting", "it has a header already")),
-        Err(HeaderError::Io(e)) => return Err(named(input, "reading", e)),
+        Ok(_) => return Err(file_error(input, "converting", "it has a header already")),
+        Err(HeaderError::Io(e)) => return Err(file_error(input, "reading", e)),
         Err(e) => {
-            return Err(named(input, "converting", format!("{e}; not records without a header")))
+            return Err(file_error(
+                input,
+                "converting",
+                format!("{e}; not records without a header"),
+            ))
         }
     }
     let mut first = [0u8; RECORD_BYTES];
-    probe.seek(SeekFrom::Start(0)).map_err(|e| named(input, "reading", e))?;
-    probe.read_exact(&mut first).map_err(|e| named(input, "reading", e))?;
-    let variant = decode(&first).map_err(|e| named(input, "reading", e))?.pos.variant();
+    probe.seek(SeekFrom::Start(0)).map_err(|e| file_error(input, "reading", e))?;
+    probe.read_exact(&mut first).map_err(|e| file_error(input, "reading", e))?;
+    let variant = decode(&first).map_err(|e| file_error(input, "reading", e))?.pos.variant();
     let (mut header, file) = create_data_file(out, variant, Source::Legacy)?;
     let mut writer = BufWriter::with_capacity(1 << 16, file);
     let mut s = LegacySummary::default();
-    let mut reader = RecordReader::open(input).map_err(|e| named(input, "opening", e))?;
+    let mut reader = RecordReader::open(input).map_err(|e| file_error(input, "opening", e))?;
     while let Some(r) = reader.next_record() {
         match r {
             Ok(bytes) => {
                 s.records += 1;
                 match decode(&bytes) {
                     Ok(sample) if sample.pos.variant() == variant => {
-                        writer.write_all(&bytes).map_err(|e| named(out, "writing", e))?;
+                        writer.write_all(&bytes).map_err(|e| file_error(out, "writing", e))?;
                         s.written += 1;
                     }
                     _ => s.bad += 1,
                 }
             }
             Err(DataError::Truncated { bytes }) => s.torn_bytes = bytes,
-            Err(DataError::Io(e)) => return Err(named(input, "reading", e)),
+            Err(DataError::Io(e)) => return Err(file_error(input, "reading", e)),
             Err(_) => s.bad += 1,
         }
     }
@@ -276,16 +270,16 @@ impl FileInfo {
 
 /// Reads a whole data file and summarises it.
 pub fn info(path: &Path) -> io::Result<FileInfo> {
-    let mut file = File::open(path).map_err(|e| named(path, "opening", e))?;
-    let header = Header::read(&mut file).map_err(|e| named(path, "reading", e))?;
-    file.seek(SeekFrom::Start(HEADER_BYTES)).map_err(|e| named(path, "reading", e))?;
+    let mut file = File::open(path).map_err(|e| file_error(path, "opening", e))?;
+    let header = Header::read(&mut file).map_err(|e| file_error(path, "reading", e))?;
+    file.seek(SeekFrom::Start(HEADER_BYTES)).map_err(|e| file_error(path, "reading", e))?;
     let data = BufReader::with_capacity(1 << 16, file.take(header.data_bytes));
     let mut info = FileInfo { header: Some(header), ..FileInfo::default() };
     for sample in RecordReader::new(data) {
         match sample {
             Ok(s) => info.add(&s),
             Err(DataError::Truncated { bytes }) => info.torn_bytes = bytes,
-            Err(DataError::Io(e)) => return Err(named(path, "reading", e)),
+            Err(DataError::Io(e)) => return Err(file_error(path, "reading", e)),
             Err(_) => info.corrupt += 1,
         }
     }

@@ -62,6 +62,7 @@ use crate::score::MATE_BOUND;
 use crate::search::Silent;
 use crate::time::Limits;
 use crate::tools::datafile::{Header, Limit, Run, Settings, Source, HEADER_BYTES, MAX_RUNS};
+use crate::tools::file_error;
 use crate::tools::progress::{format_duration, seconds_left, Meter};
 
 /// Openings whose first search scores beyond this (centipawns, either side) are redrawn.
@@ -323,11 +324,6 @@ struct Output {
     started: Instant,
     meter: Meter,
     error: Option<io::Error>,
-}
-
-/// An error about `path`, naming it and what was being done.
-fn file_error(path: &Path, doing: &str, e: impl std::fmt::Display) -> io::Error {
-    io::Error::other(format!("{doing} {}: {e}", path.display()))
 }
 
 impl Output {
