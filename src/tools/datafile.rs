@@ -332,7 +332,10 @@ impl Header {
             [Ok(h), Err(_)] | [Err(_), Ok(h)] => h,
             [Err(e), Err(_)] => return Err(HeaderError::Damaged(e)),
         };
-        let needed = HEADER_BYTES + header.data_bytes;
+        // A crafted header must not overflow the sum (a panic with overflow checks on).
+        let needed = HEADER_BYTES
+            .checked_add(header.data_bytes)
+            .ok_or(HeaderError::Damaged("data length"))?;
         if len < needed {
             return Err(HeaderError::Short { len, needed });
         }
@@ -477,6 +480,11 @@ mod tests {
         h.data_bytes = RECORD_BYTES as u64;
         h.write_new(f).unwrap();
         assert!(matches!(Header::read(f), Err(HeaderError::Short { .. })));
+        // A length near u64::MAX must be refused, not wrapped round to a small one (which a
+        // resuming datagen would then cut the file back to).
+        h.data_bytes = u64::MAX / RECORD_BYTES as u64 * RECORD_BYTES as u64;
+        h.write(f).unwrap();
+        assert!(matches!(Header::read(f), Err(HeaderError::Damaged("data length"))));
         let _ = std::fs::remove_file(&path);
     }
 }
