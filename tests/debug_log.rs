@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 
 /// Runs the engine with `RUST_LOG=debug`, sends `lines` and closes its input (which reads as
 /// `quit`); waits for it to end.
-fn session(lines: &[String]) -> Output {
+fn session(lines: &[&str]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_madhouse"))
         .env("RUST_LOG", "debug")
         .stdin(Stdio::piped())
@@ -39,20 +39,17 @@ fn check(out: &Output, expected: &[String]) {
 fn uci_session_logs_commands_options_network_and_time() {
     let net = format!("{}/src/nnue/default.nnue", env!("CARGO_MANIFEST_DIR"));
     let size = std::fs::metadata(&net).unwrap().len();
-    let lines: Vec<String> = [
+    let eval_file = format!("setoption name EvalFile value {net}");
+    let out = session(&[
         "uci",
         "setoption name Hash value 32",
-        &format!("setoption name EvalFile value {net}"),
+        &eval_file,
         "ucinewgame",
         "position startpos moves e2e4",
         "go wtime 60000 btime 60000 winc 1000 binc 1000",
         "isready",
         "quit",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let out = session(&lines);
+    ]);
     check(
         &out,
         &[
@@ -75,12 +72,8 @@ fn uci_session_logs_commands_options_network_and_time() {
 
 #[test]
 fn xboard_session_logs_commands_and_options() {
-    let lines: Vec<String> =
-        ["xboard", "protover 2", "memory 16", "option MultiPV=2", "new", "sd 2", "go"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-    let out = session(&lines);
+    let out =
+        session(&["xboard", "protover 2", "memory 16", "option MultiPV=2", "new", "sd 2", "go"]);
     check(
         &out,
         &[
