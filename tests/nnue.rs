@@ -721,7 +721,7 @@ fn a_network_copied_into_every_king_bucket_searches_as_the_plain_one() {
         let mut engine = Engine::new();
         engine.set_network(net);
         let root = Position::from_fen(fen, Variant::Crazyhouse).unwrap();
-        let limits = madhouse::time::Limits { depth: Some(9), ..Default::default() };
+        let limits = madhouse::time::Limits { depth: Some(10), ..Default::default() };
         let r = engine
             .search_sync(SearchRequest { root, history: Vec::new(), limits }, Arc::new(Quiet));
         (r.best, r.score, r.depth, r.nodes)
