@@ -102,6 +102,7 @@ fn every_subcommand_shows_each_flag_with_its_default() {
             ("--batch", d(train::DEFAULT_BATCH)),
             ("--lr", d(train::DEFAULT_LR)),
             ("--lr-end", d(format!("--lr x {}", train::DEFAULT_LR_END_FRACTION))),
+            ("--bucket-lr", d(train::DEFAULT_BUCKET_LR)),
             ("--lambda", d(train::DEFAULT_LAMBDA)),
             ("--k", d(train::DEFAULT_K)),
             ("--validation", d(train::DEFAULT_VALIDATION)),

@@ -68,6 +68,13 @@ impl Layout {
         self.w2 + b * 2 * self.h
     }
 
+    /// End of the king buckets' own rows: the accumulator weights of bucketed features
+    /// start the vector (bucket by bucket), shared pocket rows follow them (0 without king
+    /// buckets).
+    pub(super) fn bucket_rows_end(&self) -> usize {
+        self.fact_rows * self.inputs.king_buckets() * self.h
+    }
+
     /// Offset of the factoriser row of base feature `f`, if it has one.
     #[inline]
     pub(super) fn fact_row(&self, f: usize) -> Option<usize> {

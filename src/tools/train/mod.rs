@@ -83,6 +83,10 @@ pub const DEFAULT_BUCKETS: usize = 1;
 pub const DEFAULT_SEED: u64 = 1;
 /// King buckets of a new network: one, the plain network (no measurement of more yet).
 pub const DEFAULT_KING_BUCKETS: usize = 1;
+/// Learning rate of the king buckets' own rows as a fraction of the run's: 1, the same
+/// rate as every other weight. A lower one keeps each bucket near the factoriser, which
+/// every position trains, when the data is too little for the buckets to learn alone.
+pub const DEFAULT_BUCKET_LR: f32 = 1.0;
 
 /// Settings of a training run.
 #[derive(Clone, Debug)]
@@ -118,6 +122,9 @@ pub struct TrainConfig {
     pub lr: f32,
     /// Final learning rate (cosine schedule).
     pub lr_end: f32,
+    /// Learning rate of the king buckets' own rows, as a fraction of the run's (the
+    /// factoriser and every other weight take the run's rate).
+    pub bucket_lr: f32,
     /// Weight of the score in the target (the rest is the result).
     pub lambda: f32,
     /// Sigmoid scale in centipawns.
@@ -162,6 +169,7 @@ impl TrainConfig {
             batch: DEFAULT_BATCH,
             lr: DEFAULT_LR,
             lr_end: DEFAULT_LR * DEFAULT_LR_END_FRACTION,
+            bucket_lr: DEFAULT_BUCKET_LR,
             lambda: DEFAULT_LAMBDA,
             k: DEFAULT_K,
             validation: DEFAULT_VALIDATION,
@@ -241,7 +249,8 @@ fn epoch(
         let scale = 1.0 / batch.len() as f32;
         let lr = rate_at(cfg, opt.t, total_steps);
         let clip = |at: usize| if (l.w2..l.b2).contains(&at) { OUT_CLIP } else { FT_CLIP };
-        opt.step(&mut net.params, &mut first.grad, rest, scale, lr, clip);
+        let rate = |at: usize| if at < l.bucket_rows_end() { lr * cfg.bucket_lr } else { lr };
+        opt.step(&mut net.params, &mut first.grad, rest, scale, rate, clip);
         seen += batch.len() as u64;
         if meter.is_terminal() && meter.due() {
             let n = train.len() as u64;
@@ -276,6 +285,12 @@ pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
         return Err(io::Error::other(format!("--buckets must be 1 to {MAX_OUTPUT_BUCKETS}")));
     }
     cfg.inputs()?;
+    if !(cfg.bucket_lr >= 0.0 && cfg.bucket_lr.is_finite()) {
+        return Err(io::Error::other(format!(
+            "--bucket-lr must be a fraction of at least 0, not {}",
+            cfg.bucket_lr
+        )));
+    }
     if cfg.batch == 0 || cfg.epochs == 0 {
         return Err(io::Error::other("--batch and --epochs must be at least 1"));
     }

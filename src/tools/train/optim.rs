@@ -38,16 +38,16 @@ impl Optimiser {
         Optimiser { m: vec![0.0; len], v: vec![0.0; len], t: 0 }
     }
 
-    /// One Adam step at rate `lr` on the gradient `first + sum(rest)` times `scale`, in
-    /// parallel over slices of the parameters; each parameter is then clipped to
-    /// `clip(index)` (what quantisation can store).
+    /// One Adam step on the gradient `first + sum(rest)` times `scale`, each parameter at
+    /// rate `lr(index)`, in parallel over slices of the parameters; each parameter is then
+    /// clipped to `clip(index)` (what quantisation can store).
     pub(super) fn step(
         &mut self,
         params: &mut [f32],
         first: &mut [f32],
         rest: &[Scratch],
         scale: f32,
-        lr: f32,
+        lr: impl Fn(usize) -> f32 + Sync,
         clip: impl Fn(usize) -> f32 + Sync,
     ) {
         self.t += 1;
@@ -69,7 +69,7 @@ impl Optimiser {
                     let grad = sum * scale;
                     m[j] = BETA1 * m[j] + (1.0 - BETA1) * grad;
                     v[j] = BETA2 * v[j] + (1.0 - BETA2) * grad * grad;
-                    p[j] -= lr * (m[j] / bc1) / ((v[j] / bc2).sqrt() + EPSILON);
+                    p[j] -= lr(at) * (m[j] / bc1) / ((v[j] / bc2).sqrt() + EPSILON);
                     let clip = clip(at);
                     p[j] = p[j].clamp(-clip, clip);
                 }

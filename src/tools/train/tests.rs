@@ -520,3 +520,36 @@ fn trains_with_king_buckets_and_quantises_within_rounding() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn bucket_lr_zero_keeps_the_buckets_at_the_factoriser() {
+    let dir = std::env::temp_dir().join(format!("madhouse-train-blr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data_path = dir.join("data.txt");
+    write_text(&data_path, &synthetic(3000, 13));
+    let mut cfg = small_config(&dir, &data_path);
+    cfg.king_buckets = 4;
+    cfg.epochs = 2;
+    cfg.bucket_lr = 0.0;
+    train(&cfg).unwrap();
+    let inputs = layout(4, false);
+    let float = load_checkpoint(&cfg.checkpoint, 32, cfg.buckets, inputs).unwrap().0;
+    let start = FloatNet::random(32, cfg.buckets, inputs, cfg.seed);
+    let l = float.layout();
+    let end = l.bucket_rows_end();
+    assert_eq!(end, 4 * crate::nnue::features::BOARD_FEATURES * 32);
+    // The buckets' own rows start at zero and, at rate 0, stay there ...
+    assert!(float.params[..end].iter().all(|&x| x == 0.0), "a bucket row moved");
+    // ... while the shared pocket rows and the factoriser train at the run's rate
+    // (only the rows of features the synthetic positions hold can move, so the
+    // check is that some did, not most).
+    let moved =
+        |r: std::ops::Range<usize>| r.filter(|&i| float.params[i] != start.params[i]).count();
+    assert!(moved(end..l.fact) > 0, "the shared pocket rows did not train");
+    assert!(moved(l.fact..l.b1) > 0, "the factoriser did not train");
+    // A negative fraction is refused before any data is read.
+    cfg.bucket_lr = -0.5;
+    let err = train(&cfg).unwrap_err().to_string();
+    assert!(err.contains("--bucket-lr"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
