@@ -18,6 +18,7 @@ Examples:
   scripts/match.py --opponent /tmp/base/madhouse --sprt 0 10 --games 4000
   scripts/match.py --opponent self --option Threads=2 --tc 2+0.02
   scripts/match.py --opponent fsf --proto xboard --games 50 --tc 2+0.02
+  scripts/match.py --opponent /path/to/stockfish --tc 10+0.1 --opponent-tc 40+0.4
 """
 import math
 import os
@@ -77,6 +78,8 @@ def main():
     ap.add_argument("--opponent-proto", choices=["uci", "xboard"], help="the protocol of an --opponent command")
     ap.add_argument("--opponent-option", action="append", default=[])
     ap.add_argument("--tc", default="5+0.05")
+    ap.add_argument("--opponent-tc", metavar="TC",
+                    help="the opponent's clock, for time odds (e.g. --tc 10+0.1 --opponent-tc 40+0.4; default: --tc)")
     ap.add_argument("--nodes", type=int, help="fixed nodes per move instead of a clock (SPRT of logic changes)")
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"))
@@ -85,6 +88,8 @@ def main():
     ap.add_argument("--log", help="write cutechess-cli's full output here (default: a file in the temporary directory)")
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args()
+    if args.opponent_tc and args.nodes:
+        ap.error("--opponent-tc gives the opponent a clock; it does not go with --nodes")
 
     engine = common.need_engine(args.engine)
     cutechess = common.find_cutechess(args.cutechess)
@@ -121,9 +126,15 @@ def main():
     mine += [f"option.{o}" for o in args.option]
     theirs = ["-engine", f"name={opp_name}", f"cmd={opp_cmd}", f"proto={opp_proto}"]
     theirs += [f"option.{o}" for o in opp_opts]
+    if args.opponent_tc:
+        # Time odds: each engine's own clock instead of one for both.
+        mine.append(f"tc={args.tc}")
+        theirs.append(f"tc={args.opponent_tc}")
     cmd += mine + theirs
     if args.nodes:
         cmd += ["-each", "tc=inf", f"nodes={args.nodes}", f"dir={tmp}"]
+    elif args.opponent_tc:
+        cmd += ["-each", "timemargin=0", f"dir={tmp}"]
     else:
         cmd += ["-each", f"tc={args.tc}", "timemargin=0", f"dir={tmp}"]
     if args.ponder:
@@ -174,6 +185,8 @@ def main():
     s, e, err = summarize(w, l, d)
     print()
     limit = f"{args.nodes} nodes/move" if args.nodes else args.tc
+    if args.opponent_tc:
+        limit = f"{args.tc} against {args.opponent_tc}"
     print(f"Result: {args.name} vs {opp_name} at {limit}: +{w} -{l} ={d} ({w + l + d} games)")
     print(f"Score: {100 * s:.1f}%  Elo: {e:+.1f} +/- {err:.1f} (95%)")
     if sprt_line:
