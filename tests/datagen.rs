@@ -525,10 +525,16 @@ fn train_takes_the_size_of_its_init_network() {
     // smaller `--hidden` is still refused, as a network cannot be narrowed. The 38 sample
     // positions are too few to train on, which is the error expected once the sizes agree.
     let root = env!("CARGO_MANIFEST_DIR");
-    let init = format!("{root}/src/nnue/default.nnue");
+    // A plain network of real weights (the built-in network may have king buckets, which a
+    // run cannot respread): the built-in network's first bucket.
+    let plain = common::plain_network_from_bucket(&madhouse::nnue::embedded(), 0);
+    let dir = std::env::temp_dir().join(format!("madhouse-init-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let init = dir.join("plain.nnue");
+    plain.save(&init).unwrap();
+    let init = init.to_str().unwrap().to_string();
     let data = format!("{root}/tests/data/scored-sample.txt");
-    let embedded = madhouse::nnue::embedded();
-    let smaller = (embedded.hidden() / 2).to_string();
+    let smaller = (plain.hidden() / 2).to_string();
     let base = ["train", "--data", &data, "--out", "never-written.nnue", "--init", &init];
     let (ok, err) = run_tool(&base);
     assert!(!ok && err.contains("too few positions"), "{err}");
@@ -541,4 +547,5 @@ fn train_takes_the_size_of_its_init_network() {
     assert!(err.contains("too few positions"), "{err}");
     let (ok, err) = run_tool(&[&base[..], &["--king-buckets", "5"]].concat());
     assert!(!ok && err.contains("--king-buckets must be one of [1, 4, 8, 16, 32]"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

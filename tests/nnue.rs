@@ -2,6 +2,8 @@
 //! all three variants, every SIMD path against scalar on real positions, the network file's
 //! round trip and every corruption, and a hand-set network with a hand-computed output.
 
+mod common;
+
 use madhouse::core::{Color, Move, MoveKind, Position, Variant};
 use madhouse::nnue::features::output_bucket;
 use madhouse::nnue::network::fnv1a;
@@ -556,12 +558,16 @@ fn as_v2(v1: &[u8], king_buckets: u32, flags: u32) -> Vec<u8> {
 
 #[test]
 fn a_version_1_file_loads_and_evaluates_as_before() {
-    // The built-in network is a version-1 file; it loads as one king bucket and writes back
-    // byte for byte, so its identity (recorded in training data) is unchanged.
+    // The built-in network writes back byte for byte, so its identity (recorded in training
+    // data) is unchanged. A plain network of real weights (one of its king buckets) is
+    // written as version 1 and loads back as one king bucket, byte for byte.
     let embedded = nnue::embedded();
-    assert_eq!(embedded.inputs(), InputLayout::PLAIN);
-    assert_eq!(u32::from_le_bytes(nnue::EMBEDDED[4..8].try_into().unwrap()), 1);
     assert_eq!(embedded.to_bytes(), nnue::EMBEDDED);
+    let plain = common::plain_network_from_bucket(&embedded, 0).to_bytes();
+    assert_eq!(u32::from_le_bytes(plain[4..8].try_into().unwrap()), 1);
+    let back = Network::from_bytes(&plain).expect("version 1 loads");
+    assert_eq!(back.inputs(), InputLayout::PLAIN);
+    assert_eq!(back.to_bytes(), plain);
     // A version-1 file made here gives the network of its arrays, evaluates as the hand-set
     // network (hand_computed_output's 156 cp) and writes back as the same version-1 bytes.
     let h = 32;
@@ -684,8 +690,9 @@ fn the_largest_layout_fits_the_file_cap() {
 
 #[test]
 fn a_network_copied_into_every_king_bucket_searches_as_the_plain_one() {
-    // The built-in network's rows copied into every king bucket evaluates every position as
-    // the built-in network does, so a search with it must be the same search, node for node;
+    // A plain network (the built-in network's first king bucket) copied into every king
+    // bucket evaluates every position as the plain one does, so a search with it must be
+    // the same search, node for node;
     // the two follow the game by different code (the bucketed update and its cache against
     // the plain update), and a wrong accumulator anywhere would change the tree.
     use madhouse::engine::{Engine, SearchRequest};
@@ -694,7 +701,7 @@ fn a_network_copied_into_every_king_bucket_searches_as_the_plain_one() {
     impl Reporter for Quiet {
         fn info(&self, _: &Info) {}
     }
-    let plain = nnue::embedded();
+    let plain = Arc::new(common::plain_network_from_bucket(&nnue::embedded(), 0));
     let h = plain.hidden();
     let bytes = plain.to_bytes();
     // Version 1: 20 header bytes, then the arrays (see the network module's layout).
@@ -812,4 +819,35 @@ fn file_mirroring_of_features_matches_the_mirrored_position() {
         }
     }
     assert!(checked > 1000, "only {checked} positions without castling rights");
+}
+
+#[test]
+fn a_king_bucket_taken_out_evaluates_as_the_network_does_in_that_bucket() {
+    // Checks the test helper that the searches above and the trainer's tests build on: the
+    // plain network made of bucket b's rows must score every position where both kings
+    // (each from its own side) stand in bucket b exactly as the built-in network does.
+    let net = nnue::embedded();
+    let inputs = net.inputs();
+    let mut rng = Rng::new(17);
+    for b in 0..inputs.king_buckets() {
+        let plain = common::plain_network_from_bucket(&net, b);
+        let mut checked = 0;
+        for _ in 0..200 {
+            let mut pos = Position::startpos(Variant::Crazyhouse);
+            for _ in 0..rng.below(80) {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.after(rng.pick(moves.as_slice()));
+            }
+            if inputs.bucket(&pos, Color::White) == b && inputs.bucket(&pos, Color::Black) == b {
+                let (want, got) =
+                    (nnue::evaluate_position(&net, &pos), nnue::evaluate_position(&plain, &pos));
+                assert_eq!(got, want, "bucket {b}: {pos:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "no position with both kings in bucket {b}");
+    }
 }

@@ -92,3 +92,39 @@ pub fn playout(start: &Position, seed: u64, plies: usize) -> Vec<Position> {
     }
     out
 }
+
+/// A plain network (one king bucket) made of king bucket `bucket`'s rows of `net`: the same
+/// biases and output layer, and for each base feature the row that bucket uses. For tests that
+/// need a plain network of real weights when the built-in network has king buckets. Read
+/// from the file bytes (see the network module's layout: a 20-byte version-1 header, 28 bytes
+/// with the version-2 fields), so it relies on no accessor the engine does not need.
+pub fn plain_network_from_bucket(
+    net: &madhouse::nnue::Network,
+    bucket: usize,
+) -> madhouse::nnue::Network {
+    use madhouse::nnue::{InputLayout, Network, INPUTS};
+    let (h, inputs, outs) = (net.hidden(), net.inputs(), net.buckets());
+    let bytes = net.to_bytes();
+    let header = if inputs == InputLayout::PLAIN { 20 } else { 28 };
+    let i16s = |from: usize, n: usize| -> Vec<i16> {
+        bytes[from..from + 2 * n]
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    };
+    let rows = inputs.rows();
+    let ft = i16s(header, rows * h);
+    let bias = i16s(header + 2 * rows * h, h);
+    let out_w = i16s(header + 2 * (rows + 1) * h, outs * 2 * h);
+    let at = header + 2 * (rows + 1 + 2 * outs) * h;
+    let out_b: Vec<i32> = bytes[at..at + 4 * outs]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut plain = vec![0i16; INPUTS * h];
+    for f in 0..INPUTS {
+        let r = inputs.row(f, bucket);
+        plain[f * h..(f + 1) * h].copy_from_slice(&ft[r * h..(r + 1) * h]);
+    }
+    Network::with_inputs(InputLayout::PLAIN, h, plain, bias, out_w, out_b).expect("a plain network")
+}
