@@ -60,7 +60,7 @@ impl Worker {
             self.bucket_cache.prepare(net);
             self.accs[0].refresh(net, root);
         }
-        let max_depth = shared.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let max_depth = self.depth_limit(shared);
         let multipv = shared.multipv.min(self.root_moves.len());
         let mut last_best = None;
         self.proven = None;
@@ -213,6 +213,18 @@ impl Worker {
         self.root_moves[..=i].rotate_right(1);
     }
 
+    /// The deepest iteration this worker starts. Under `go depth` only the main thread stops
+    /// at the limit: a helper skips depths, so stopping there too would leave it idle (or
+    /// done before the main thread's last iteration) on half the machine; it searches on,
+    /// filling the shared table, until the main thread stops it. A strength limit caps every
+    /// thread, as its depth is part of the weakening.
+    fn depth_limit(&self, shared: &Shared) -> i32 {
+        match shared.limits.depth {
+            Some(d) if self.id == 0 || shared.skill.is_some() => d.clamp(1, MAX_DEPTH),
+            _ => MAX_DEPTH,
+        }
+    }
+
     /// After a completed iteration: should the main thread stop?
     fn iteration_says_stop(&self, shared: &Shared, depth: i32) -> bool {
         let limits = &shared.limits;
@@ -311,6 +323,23 @@ mod tests {
         w.prepare(&root, &[], &limits);
         w.iterative_deepening(&root, &shared);
         (w.nodes(), w.root_moves().iter().map(|rm| rm.nodes).collect())
+    }
+
+    /// Under `go depth` only the main thread stops at the limit; helpers search on until it
+    /// stops them (a helper that skips the limit's depth would otherwise sit idle through the
+    /// main thread's last iteration). A strength limit caps every thread.
+    #[test]
+    fn helpers_search_past_a_depth_limit_unless_strength_limited() {
+        let limits = Limits { depth: Some(7), ..Limits::default() };
+        let tt = Arc::new(TranspositionTable::new(1));
+        let mut shared = Shared::new(tt, 2, limits, 0, 1, Arc::new(Silent), None);
+        let (main, helper) = (Worker::new(0), Worker::new(1));
+        assert_eq!(main.depth_limit(&shared), 7);
+        assert_eq!(helper.depth_limit(&shared), MAX_DEPTH);
+        shared.skill =
+            Some(crate::search::skill::Skill::new(crate::search::skill::Level::from_skill(5), 1));
+        assert_eq!(main.depth_limit(&shared), 7);
+        assert_eq!(helper.depth_limit(&shared), 7);
     }
 
     /// The solver's mate takes the first place only from a first move whose latest score is
