@@ -151,13 +151,13 @@ tunables! {
 
     /// SEE value of a knight (a pawn is `SEE_PAWN`). Compressed as in crazyhouse practice (a
     /// rook is little more than a minor piece there).
-    SEE_KNIGHT: i32 = 265, 150..=450, step 20;
+    SEE_KNIGHT: i32 = 253, 150..=450, step 20;
     /// SEE value of a bishop.
-    SEE_BISHOP: i32 = 281, 150..=450, step 20;
+    SEE_BISHOP: i32 = 282, 150..=450, step 20;
     /// SEE value of a rook.
-    SEE_ROOK: i32 = 344, 200..=600, step 25;
+    SEE_ROOK: i32 = 340, 200..=600, step 25;
     /// SEE value of a queen.
-    SEE_QUEEN: i32 = 592, 400..=1000, step 40;
+    SEE_QUEEN: i32 = 606, 400..=1000, step 40;
 
     // Aspiration windows.
 
@@ -165,26 +165,26 @@ tunables! {
     /// Stockfish doubles its window for drop variants).
     ASPIRATION_DELTA: i32 = 32, 10..=80, step 5;
     /// Aspiration windows start from this depth.
-    ASPIRATION_MIN_DEPTH: i32 = 3, 2..=8, step 1;
+    ASPIRATION_MIN_DEPTH: i32 = 2, 2..=8, step 1;
 
     // Pruning before the move loop.
 
     /// Reverse futility pruning: deepest depth.
     RFP_DEPTH: i32 = 7, 3..=12, step 1;
     /// Reverse futility margin per ply (crazyhouse: large, material comes back as drops).
-    RFP_MARGIN: i32 = 84, 50..=200, step 10;
+    RFP_MARGIN: i32 = 70, 50..=200, step 10;
     /// Reverse futility margin reduction when the static eval is improving.
-    RFP_IMPROVING: i32 = 68, 0..=150, step 10;
+    RFP_IMPROVING: i32 = 67, 0..=150, step 10;
     /// Null-move pruning: shallowest depth.
     NMP_MIN_DEPTH: i32 = 3, 1..=6, step 1;
     /// Null-move base reduction.
-    NMP_BASE: i32 = 4, 1..=6, step 1;
+    NMP_BASE: i32 = 5, 1..=6, step 1;
     /// Null-move reduction grows by one every this many plies.
     NMP_DEPTH_DIVISOR: i32 = 4, 2..=8, step 1;
     /// Null-move reduction grows by one for every this much eval above beta (at most 3).
-    NMP_EVAL_DIVISOR: i32 = 181, 50..=400, step 20;
+    NMP_EVAL_DIVISOR: i32 = 183, 50..=400, step 20;
     /// Razoring: deepest depth.
-    RAZOR_DEPTH: i32 = 2, 0..=5, step 1;
+    RAZOR_DEPTH: i32 = 1, 0..=5, step 1;
     /// Razoring margin per ply.
     RAZOR_MARGIN: i32 = 363, 150..=700, step 30;
     /// Internal iterative reduction: depth from which a node without a TT move is reduced.
@@ -199,51 +199,51 @@ tunables! {
     /// Futility pruning of quiet moves: deepest (reduced) depth.
     FUTILITY_DEPTH: i32 = 9, 3..=12, step 1;
     /// Futility margin base.
-    FUTILITY_BASE: i32 = 135, 0..=400, step 20;
+    FUTILITY_BASE: i32 = 145, 0..=400, step 20;
     /// Futility margin per ply.
-    FUTILITY_MARGIN: i32 = 115, 40..=250, step 10;
+    FUTILITY_MARGIN: i32 = 107, 40..=250, step 10;
     /// SEE pruning of quiet moves (drops included): threshold per ply².
-    SEE_QUIET_MARGIN: i32 = 37, 5..=80, step 5;
+    SEE_QUIET_MARGIN: i32 = 40, 5..=80, step 5;
     /// SEE pruning of captures: threshold per ply. Halved relative to chess practice because
     /// a capture also gains the piece in hand (multi-variant Stockfish halves its SEE
     /// threshold).
-    SEE_CAPTURE_MARGIN: i32 = 77, 20..=150, step 8;
+    SEE_CAPTURE_MARGIN: i32 = 82, 20..=150, step 8;
     /// SEE pruning applies up to this depth.
     SEE_PRUNE_DEPTH: i32 = 8, 3..=14, step 1;
     /// History pruning of quiet moves: deepest reduced depth.
-    HISTORY_PRUNE_DEPTH: i32 = 2, 1..=6, step 1;
+    HISTORY_PRUNE_DEPTH: i32 = 1, 1..=6, step 1;
     /// History pruning threshold per ply.
-    HISTORY_PRUNE_MARGIN: i32 = 2640, 1000..=8000, step 300;
+    HISTORY_PRUNE_MARGIN: i32 = 2215, 1000..=8000, step 300;
 
     // Reductions and extensions.
 
     /// Late-move reductions: `LMR_BASE + ln(depth) * ln(moves) / LMR_DIVISOR`; this is
     /// `LMR_BASE` in hundredths.
-    LMR_BASE_X100: i32 = 48, 0..=150, step 8;
+    LMR_BASE_X100: i32 = 45, 0..=150, step 8;
     /// Late-move reduction divisor, in hundredths.
-    LMR_DIVISOR_X100: i32 = 242, 150..=400, step 15;
+    LMR_DIVISOR_X100: i32 = 240, 150..=400, step 15;
     /// History that moves a reduction by one ply.
-    LMR_HISTORY_DIVISOR: i32 = 7139, 2000..=20000, step 800;
+    LMR_HISTORY_DIVISOR: i32 = 6820, 2000..=20000, step 800;
     /// Extra reduction for a quiet drop that gives no check (Sjeng's "razoring of
     /// uninteresting drops"): crazyhouse positions have dozens of such drops.
     LMR_QUIET_DROP: i32 = 1, 0..=3, step 1;
     /// Singular extensions: shallowest depth.
-    SE_DEPTH: i32 = 7, 5..=12, step 1;
+    SE_DEPTH: i32 = 6, 5..=12, step 1;
     /// Singular-extension beta margin per ply.
     SE_MARGIN: i32 = 3, 1..=6, step 1;
     /// Double extension margin for clearly singular moves at non-PV nodes.
-    SE_DOUBLE_MARGIN: i32 = 15, 5..=60, step 4;
+    SE_DOUBLE_MARGIN: i32 = 13, 5..=60, step 4;
 
     // Histories.
 
     /// Largest absolute history value (gravity bound; entries are `i16`).
-    HISTORY_MAX: i32 = 16556, 4096..=32000, step 1500;
+    HISTORY_MAX: i32 = 15426, 4096..=32000, step 1500;
     /// History bonus: `min(HISTORY_BONUS_MUL * depth - HISTORY_BONUS_SUB, HISTORY_BONUS_MAX)`.
-    HISTORY_BONUS_MUL: i32 = 358, 100..=600, step 30;
+    HISTORY_BONUS_MUL: i32 = 379, 100..=600, step 30;
     /// History bonus offset.
-    HISTORY_BONUS_SUB: i32 = 179, 0..=600, step 40;
+    HISTORY_BONUS_SUB: i32 = 175, 0..=600, step 40;
     /// Largest history bonus.
-    HISTORY_BONUS_MAX: i32 = 2464, 800..=5000, step 250;
+    HISTORY_BONUS_MAX: i32 = 2239, 800..=5000, step 250;
 
     // Quiescence search.
 
@@ -252,10 +252,10 @@ tunables! {
     QS_CHECK_PLIES: i32 = 2, 0..=3, step 1;
     /// Qsearch: in check, quiet evasions after this many moves are skipped once one evasion
     /// has been found that avoids mate (bounds the tree when every check can be met by drops).
-    QS_EVASIONS: i32 = 2, 1..=6, step 1;
+    QS_EVASIONS: i32 = 3, 1..=6, step 1;
     /// Qsearch: first qsearch ply where quiet evasions are pruned (the first plies keep them
     /// all, where drop mates are found).
-    QS_EVASION_PRUNE_PLY: i32 = 2, 1..=8, step 1;
+    QS_EVASION_PRUNE_PLY: i32 = 3, 1..=8, step 1;
 
     // Mate solver.
 
@@ -267,16 +267,16 @@ tunables! {
     /// Mate solver: once a mate is proven under that cap, shorter mates are looked for with
     /// this looser cap, in what is left of the solver's budget (the tight cap can hide the
     /// shortest mate behind a check with many replies).
-    MATE_SOLVER_SHORTER_REPLIES: u32 = 11, 4..=40, step 2;
+    MATE_SOLVER_SHORTER_REPLIES: u32 = 10, 4..=40, step 2;
     /// Mate solver: it runs after this iteration of the main thread...
     MATE_SOLVER_AFTER_DEPTH: i32 = 2, 1..=8, step 1;
     /// Mate solver: ...when that iteration scores the root at least this high (89 of the 90
     /// positions of the shared mate suite do; balanced game positions do not).
-    MATE_SOLVER_MIN_SCORE: i32 = 292, 100..=800, step 40;
+    MATE_SOLVER_MIN_SCORE: i32 = 310, 100..=800, step 40;
     /// Mate solver: share of a timed search's soft target it may use, per mille.
     MATE_SOLVER_TIME_PERMILLE: u64 = 250, 50..=600, step 40;
     /// Mate solver: share of a `go nodes` budget it may use, per mille.
-    MATE_SOLVER_NODES_PERMILLE: u64 = 274, 50..=600, step 40;
+    MATE_SOLVER_NODES_PERMILLE: u64 = 269, 50..=600, step 40;
 
     // Time management (used in `time.rs`, which says why each factor exists).
 
