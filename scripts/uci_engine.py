@@ -20,17 +20,19 @@ import time
 
 
 class UciEngine:
-    """A UCI engine process; `cmd` is the command line as a list."""
+    """A UCI engine process; `cmd` is the command line as a list, `env` its environment
+    (default: this process's)."""
 
-    def __init__(self, cmd):
+    def __init__(self, cmd, env=None):
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, bufsize=1)
+            text=True, bufsize=1, env=env)
         self.pid = self.proc.pid
         self.lines = queue.Queue()
         self.stderr = []
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
+        self._err_reader = threading.Thread(target=self._read_err, daemon=True)
+        self._err_reader.start()
 
     def _read(self):
         for line in self.proc.stdout:
@@ -127,3 +129,5 @@ class UciEngine:
         except Exception:
             self.proc.kill()
             self.proc.wait()
+        # Everything the engine wrote to stderr is in `self.stderr` once quit returns.
+        self._err_reader.join(timeout=5)

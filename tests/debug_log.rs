@@ -3,18 +3,23 @@
 //! (file and size) and the time the move gets when a search starts.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
-/// Runs the engine with `RUST_LOG=debug`, sends `lines` and closes its input (which reads as
-/// `quit`); waits for it to end.
-fn session(lines: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_madhouse"))
+/// The engine with `RUST_LOG=debug`, its three streams piped.
+fn spawn() -> Child {
+    Command::new(env!("CARGO_BIN_EXE_madhouse"))
         .env("RUST_LOG", "debug")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs the engine with `RUST_LOG=debug`, sends `lines` and closes its input (which reads as
+/// `quit`); waits for it to end.
+fn session(lines: &[&str]) -> Output {
+    let mut child = spawn();
     let mut stdin = child.stdin.take().unwrap();
     for l in lines {
         writeln!(stdin, "{l}").unwrap();
@@ -84,4 +89,38 @@ fn xboard_session_logs_commands_and_options() {
             "search started:".into(),
         ],
     );
+}
+
+/// With more than one thread, each search ends with one line giving every thread's
+/// completed depth, move and score and the thread whose move is played (`scripts/threads.py
+/// --movetime` sums these lines up); one thread logs no such line.
+#[test]
+fn a_search_with_threads_logs_how_they_spread() {
+    use std::io::{BufRead, BufReader, Read};
+    let lines = |threads: u32| -> Vec<String> {
+        let mut child = spawn();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "uci\nsetoption name Threads value {threads}\nposition startpos").unwrap();
+        writeln!(stdin, "go depth 8").unwrap();
+        // The search must end by itself: `quit` would stop it early.
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut shown = String::new();
+        while !shown.contains("bestmove") {
+            let mut line = String::new();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "no bestmove:\n{shown}");
+            shown.push_str(&line);
+        }
+        writeln!(stdin, "quit").unwrap();
+        let mut stderr = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert!(child.wait().unwrap().success(), "{stderr}");
+        assert!(!shown.contains("played: thread"), "a log line reached stdout:\n{shown}");
+        stderr.lines().filter(|l| l.contains("played: thread")).map(str::to_owned).collect()
+    };
+    let two = lines(2);
+    assert_eq!(two.len(), 1, "{two:?}");
+    let line = &two[0];
+    assert!(line.contains("threads 0: depth 8 ") && line.contains(", 1: depth "), "{line}");
+    assert!(line.ends_with("played: thread 0") || line.ends_with("played: thread 1"), "{line}");
+    assert!(lines(1).is_empty());
 }

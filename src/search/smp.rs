@@ -153,7 +153,30 @@ fn best_worker(workers: &[Worker], multipv: usize) -> Option<usize> {
             }
         }
     }
+    if workers.len() > 1 && log::log_enabled!(log::Level::Debug) {
+        log::debug!("{}; played: thread {best}", spread(workers));
+    }
     Some(best)
+}
+
+/// Each thread's completed depth, move, score and nodes at the end of a search: how the
+/// threads spread over depths and how often they agree (`RUST_LOG=debug`).
+fn spread(workers: &[Worker]) -> String {
+    let each: Vec<String> = workers
+        .iter()
+        .map(|w| match w.root_moves().first() {
+            Some(rm) => format!(
+                "{}: depth {} {} {} nodes {}",
+                w.id,
+                w.completed_depth,
+                rm.mv,
+                rm.latest_score(),
+                w.nodes()
+            ),
+            None => format!("{}: no move", w.id),
+        })
+        .collect();
+    format!("threads {}", each.join(", "))
 }
 
 /// The expected reply when the principal variation has none: the table's move in the
