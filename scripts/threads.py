@@ -85,6 +85,10 @@ def main():
     ap.add_argument("--movetime", type=int, metavar="MS",
                     help="measure the threads' spread in timed searches instead (see above)")
     args = ap.parse_args()
+    if args.movetime is not None and args.movetime < 1:
+        ap.error(f"--movetime {args.movetime}: give milliseconds, at least 1")
+    if args.movetime and max(args.threads) < 2:
+        ap.error("--movetime measures how threads spread: give --threads 2 or more")
     args.engine = common.need_engine(args.engine)
     fens = [l.strip() for l in open(os.path.join(ROOT, "src", "bench.fen")) if l.strip() and not l.startswith("#")]
     if args.movetime:
@@ -94,7 +98,11 @@ def main():
               f"Hash {args.hash} MB: {searches} searches")
         for key in sorted(counts):
             print(f"  {key}: {counts[key]}")
-        return 0 if searches else 1
+        if not searches:
+            print("threads.py: the engine logged no thread lines (a build before 5de1e90?)",
+                  file=sys.stderr)
+            return 1
+        return 0
     base = None
     print(f"{len(fens)} bench positions, go depth {args.depth}, Hash {args.hash} MB")
     for t in args.threads:

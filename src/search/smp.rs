@@ -153,7 +153,8 @@ fn best_worker(workers: &[Worker], multipv: usize) -> Option<usize> {
             }
         }
     }
-    if workers.len() > 1 && log::log_enabled!(log::Level::Debug) {
+    if workers.len() > 1 {
+        // `log` formats (and so calls `spread`) only when debug lines are enabled.
         log::debug!("{}; played: thread {best}", spread(workers));
     }
     Some(best)
