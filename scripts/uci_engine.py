@@ -98,11 +98,17 @@ class UciEngine:
         return self.until(lambda l: l == "readyok", timeout, send="isready")[2]
 
     def uci(self, options=None):
-        """The `uci` handshake, then `setoption` for each of `options` and `isready`."""
+        """The `uci` handshake, then `setoption` for each of `options` and `isready`. Raises if
+        the engine answers with an `info string` naming one of the options (Madhouse's way of
+        refusing a value and keeping the old one), so that no measurement runs, and is labelled,
+        with a setting the engine did not take."""
         self.until(lambda l: l == "uciok", send="uci")
         for name, value in (options or {}).items():
             self.send(f"setoption name {name} value {value}")
-        self.sync()
+        refused = [l for l in self.sync()
+                   if l.startswith("info string") and any(str(n) in l for n in (options or {}))]
+        if refused:
+            raise RuntimeError(f"the engine refused an option: {refused[0]}")
 
     def perft(self, position, depth, timeout=600.0):
         """`position` (a full `position ...` command) and `go perft depth`: returns
