@@ -1,5 +1,5 @@
 //! The integer kernels of inference, each in a portable scalar version and SIMD versions
-//! (AVX2 on x86_64, chosen at run time; NEON on aarch64, always present there).
+//! (AVX2 and AVX-512 on x86_64, chosen at run time; NEON on aarch64, always present there).
 //!
 //! Every path gives bit-identical results: the accumulator kernel adds and subtracts i16
 //! with wrap-around (the order of wrapping additions does not matter), and the output kernel
@@ -21,6 +21,8 @@ pub enum Kernel {
     Scalar,
     /// x86_64 AVX2 (16 x i16 per register); used only when the CPU has it.
     Avx2,
+    /// x86_64 AVX-512 F and BW (32 x i16 per register); used only when the CPU has both.
+    Avx512,
     /// aarch64 NEON (8 x i16 per register); part of the aarch64 baseline.
     Neon,
 }
@@ -39,6 +41,10 @@ impl Kernel {
         if has_avx2() {
             v.push(Kernel::Avx2);
         }
+        #[cfg(target_arch = "x86_64")]
+        if has_avx512() {
+            v.push(Kernel::Avx512);
+        }
         #[cfg(target_arch = "aarch64")]
         v.push(Kernel::Neon);
         v
@@ -54,6 +60,7 @@ impl Kernel {
         match self {
             Kernel::Scalar => "scalar",
             Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
             Kernel::Neon => "neon",
         }
     }
@@ -90,6 +97,13 @@ pub fn apply(
             // of 16 and every row and slice read or written holds at least h elements.
             unsafe { x86::apply_avx2(out, base, adds, subs, w, h) }
         }
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => {
+            assert!(has_avx512(), "AVX-512 kernel on a CPU without AVX-512 F and BW");
+            // SAFETY: AVX-512 F and BW are present (checked above); check_apply guarantees h
+            // is a multiple of 32 and every row and slice read or written holds h elements.
+            unsafe { x86::apply_avx512(out, base, adds, subs, w, h) }
+        }
         #[cfg(target_arch = "aarch64")]
         Kernel::Neon => neon::apply_neon(out, base, adds, subs, w, h),
         _ => apply_scalar(out, base, adds, subs, w, h),
@@ -109,6 +123,13 @@ pub fn output(kernel: Kernel, us: &[i16], them: &[i16], w: &[i16], h: usize) -> 
             // SAFETY: AVX2 is present (checked above); the assert above bounds every read.
             unsafe { x86::output_avx2(us, them, w, h) }
         }
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => {
+            assert!(has_avx512(), "AVX-512 kernel on a CPU without AVX-512 F and BW");
+            // SAFETY: AVX-512 F and BW are present (checked above); the assert above bounds
+            // every read.
+            unsafe { x86::output_avx512(us, them, w, h) }
+        }
         #[cfg(target_arch = "aarch64")]
         Kernel::Neon => neon::output_neon(us, them, w, h),
         _ => output_scalar(us, them, w, h),
@@ -122,6 +143,16 @@ pub fn output(kernel: Kernel, us: &[i16], them: &[i16], w: &[i16], h: usize) -> 
 fn has_avx2() -> bool {
     static AVX2: OnceLock<bool> = OnceLock::new();
     *AVX2.get_or_init(|| is_x86_feature_detected!("avx2"))
+}
+
+/// Does this CPU have AVX-512 F and BW (the 16-bit integer instructions)? Detected once, as
+/// [`has_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx512() -> bool {
+    static AVX512: OnceLock<bool> = OnceLock::new();
+    *AVX512
+        .get_or_init(|| is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
 }
 
 fn apply_scalar(out: &mut [i16], base: &[i16], adds: &[u16], subs: &[u16], w: &[i16], h: usize) {
@@ -165,102 +196,162 @@ mod x86 {
 
     use crate::nnue::QA;
 
-    /// i16 lanes per AVX2 register.
-    const LANES: usize = 16;
-
-    /// `R` registers' worth of `apply` starting at element `start`.
-    #[target_feature(enable = "avx2")]
-    fn tile<const R: usize>(
-        out: &mut [i16],
-        base: &[i16],
-        adds: &[u16],
-        subs: &[u16],
-        w: &[i16],
-        h: usize,
-        start: usize,
-    ) {
-        let mut regs = [_mm256_setzero_si256(); R];
-        for (r, reg) in regs.iter_mut().enumerate() {
-            // SAFETY: the caller guarantees start + R * LANES <= h <= base.len(); loadu has
-            // no alignment requirement.
-            *reg = unsafe { _mm256_loadu_si256(base.as_ptr().add(start + r * LANES).cast()) };
-        }
-        for &a in adds {
-            let row = a as usize * h + start;
-            for (r, reg) in regs.iter_mut().enumerate() {
-                // SAFETY: rows are whole (checked by check_apply), so row + R * LANES stays
-                // within w.
-                let x = unsafe { _mm256_loadu_si256(w.as_ptr().add(row + r * LANES).cast()) };
-                *reg = _mm256_add_epi16(*reg, x);
+    /// The accumulator and output kernels for one register width, written once for AVX2
+    /// and AVX-512 (the same algorithm; only the intrinsics' names and the width differ).
+    /// `apply` keeps tiles of `$wide` registers in registers over all the rows, then tiles
+    /// of `$narrow` registers (32 values: h is a multiple of 32) for the rest.
+    macro_rules! kernels {
+        (
+            feature: $feat:literal,
+            lanes: $lanes:expr,
+            tiles: ($wide:literal, $narrow:literal),
+            names: ($apply:ident, $output:ident, $tile:ident, $half:ident),
+            vector: $vec:ty,
+            zero: $zero:ident,
+            load: $load:ident,
+            store: $store:ident,
+            i16: ($add:ident, $sub:ident, $min:ident, $max:ident, $set:ident, $mullo:ident),
+            madd: $madd:ident,
+            add_i32: $add32:ident $(,)?
+        ) => {
+            /// `R` registers' worth of `apply` starting at element `start`.
+            #[target_feature(enable = $feat)]
+            fn $tile<const R: usize>(
+                out: &mut [i16],
+                base: &[i16],
+                adds: &[u16],
+                subs: &[u16],
+                w: &[i16],
+                h: usize,
+                start: usize,
+            ) {
+                const LANES: usize = $lanes;
+                let mut regs = [$zero(); R];
+                for (r, reg) in regs.iter_mut().enumerate() {
+                    // SAFETY: the caller guarantees start + R * LANES <= h <= base.len();
+                    // the unaligned load has no alignment requirement.
+                    *reg = unsafe { $load(base.as_ptr().add(start + r * LANES).cast()) };
+                }
+                for &a in adds {
+                    let row = a as usize * h + start;
+                    for (r, reg) in regs.iter_mut().enumerate() {
+                        // SAFETY: rows are whole (checked by check_apply), so
+                        // row + R * LANES stays within w.
+                        let x = unsafe { $load(w.as_ptr().add(row + r * LANES).cast()) };
+                        *reg = $add(*reg, x);
+                    }
+                }
+                for &s in subs {
+                    let row = s as usize * h + start;
+                    for (r, reg) in regs.iter_mut().enumerate() {
+                        // SAFETY: as for the additions.
+                        let x = unsafe { $load(w.as_ptr().add(row + r * LANES).cast()) };
+                        *reg = $sub(*reg, x);
+                    }
+                }
+                for (r, reg) in regs.iter().enumerate() {
+                    // SAFETY: start + R * LANES <= h <= out.len(); the unaligned store has
+                    // no alignment requirement.
+                    unsafe { $store(out.as_mut_ptr().add(start + r * LANES).cast(), *reg) };
+                }
             }
-        }
-        for &s in subs {
-            let row = s as usize * h + start;
-            for (r, reg) in regs.iter_mut().enumerate() {
-                // SAFETY: as for the additions.
-                let x = unsafe { _mm256_loadu_si256(w.as_ptr().add(row + r * LANES).cast()) };
-                *reg = _mm256_sub_epi16(*reg, x);
+
+            /// `apply` on this register width (see the macro's comment for the tiling).
+            #[target_feature(enable = $feat)]
+            pub(super) fn $apply(
+                out: &mut [i16],
+                base: &[i16],
+                adds: &[u16],
+                subs: &[u16],
+                w: &[i16],
+                h: usize,
+            ) {
+                const LANES: usize = $lanes;
+                let mut start = 0;
+                while start + $wide * LANES <= h {
+                    $tile::<$wide>(out, base, adds, subs, w, h, start);
+                    start += $wide * LANES;
+                }
+                while start < h {
+                    $tile::<$narrow>(out, base, adds, subs, w, h, start);
+                    start += $narrow * LANES;
+                }
             }
-        }
-        for (r, reg) in regs.iter().enumerate() {
-            // SAFETY: start + R * LANES <= h <= out.len(); storeu has no alignment need.
-            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(start + r * LANES).cast(), *reg) };
-        }
+
+            /// Adds the SCReLU terms of `acc` against `w` (both at least h long) to `sum`.
+            #[target_feature(enable = $feat)]
+            fn $half(acc: &[i16], w: &[i16], h: usize, mut sum: $vec) -> $vec {
+                const LANES: usize = $lanes;
+                let zero = $zero();
+                let qa = $set(QA as i16);
+                let mut i = 0;
+                while i < h {
+                    // SAFETY: i + LANES <= h <= acc.len(), w.len() (h is a multiple of 32).
+                    let (a, x) = unsafe {
+                        ($load(acc.as_ptr().add(i).cast()), $load(w.as_ptr().add(i).cast()))
+                    };
+                    let v = $min($max(a, zero), qa);
+                    let vw = $mullo(v, x);
+                    sum = $add32(sum, $madd(vw, v));
+                    i += LANES;
+                }
+                sum
+            }
+
+            /// `output` on this register width.
+            #[target_feature(enable = $feat)]
+            pub(super) fn $output(us: &[i16], them: &[i16], w: &[i16], h: usize) -> i32 {
+                let sum = $half(us, &w[..h], h, $zero());
+                let sum = $half(them, &w[h..2 * h], h, sum);
+                let mut lanes = [0i32; $lanes / 2];
+                // SAFETY: lanes has room for exactly one register (as many i32 as half the
+                // i16 lanes).
+                unsafe { $store(lanes.as_mut_ptr().cast(), sum) };
+                lanes.iter().fold(0i32, |s, &x| s.wrapping_add(x))
+            }
+        };
     }
 
-    /// AVX2 `apply`: tiles of 8 registers (128 values) kept in registers over all the rows,
-    /// then 2-register tiles for the rest (h is a multiple of 32).
-    #[target_feature(enable = "avx2")]
-    pub(super) fn apply_avx2(
-        out: &mut [i16],
-        base: &[i16],
-        adds: &[u16],
-        subs: &[u16],
-        w: &[i16],
-        h: usize,
-    ) {
-        let mut start = 0;
-        while start + 8 * LANES <= h {
-            tile::<8>(out, base, adds, subs, w, h, start);
-            start += 8 * LANES;
-        }
-        while start < h {
-            tile::<2>(out, base, adds, subs, w, h, start);
-            start += 2 * LANES;
-        }
+    kernels! {
+        feature: "avx2",
+        lanes: 16,
+        tiles: (8, 2),
+        names: (apply_avx2, output_avx2, tile_avx2, half_avx2),
+        vector: __m256i,
+        zero: _mm256_setzero_si256,
+        load: _mm256_loadu_si256,
+        store: _mm256_storeu_si256,
+        i16: (
+            _mm256_add_epi16,
+            _mm256_sub_epi16,
+            _mm256_min_epi16,
+            _mm256_max_epi16,
+            _mm256_set1_epi16,
+            _mm256_mullo_epi16
+        ),
+        madd: _mm256_madd_epi16,
+        add_i32: _mm256_add_epi32,
     }
 
-    /// Adds the SCReLU terms of `acc` against `w` (both at least h long) to `sum`.
-    #[target_feature(enable = "avx2")]
-    fn half(acc: &[i16], w: &[i16], h: usize, mut sum: __m256i) -> __m256i {
-        let zero = _mm256_setzero_si256();
-        let qa = _mm256_set1_epi16(QA as i16);
-        let mut i = 0;
-        while i < h {
-            // SAFETY: i + LANES <= h <= acc.len(), w.len() (h is a multiple of LANES).
-            let (a, x) = unsafe {
-                (
-                    _mm256_loadu_si256(acc.as_ptr().add(i).cast()),
-                    _mm256_loadu_si256(w.as_ptr().add(i).cast()),
-                )
-            };
-            let v = _mm256_min_epi16(_mm256_max_epi16(a, zero), qa);
-            let vw = _mm256_mullo_epi16(v, x);
-            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(vw, v));
-            i += LANES;
-        }
-        sum
-    }
-
-    /// AVX2 `output`.
-    #[target_feature(enable = "avx2")]
-    pub(super) fn output_avx2(us: &[i16], them: &[i16], w: &[i16], h: usize) -> i32 {
-        let sum = half(us, &w[..h], h, _mm256_setzero_si256());
-        let sum = half(them, &w[h..2 * h], h, sum);
-        let mut lanes = [0i32; 8];
-        // SAFETY: lanes has room for exactly one 256-bit register.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum) };
-        lanes.iter().fold(0i32, |s, &x| s.wrapping_add(x))
+    kernels! {
+        feature: "avx512f,avx512bw",
+        lanes: 32,
+        tiles: (8, 1),
+        names: (apply_avx512, output_avx512, tile_avx512, half_avx512),
+        vector: __m512i,
+        zero: _mm512_setzero_si512,
+        load: _mm512_loadu_si512,
+        store: _mm512_storeu_si512,
+        i16: (
+            _mm512_add_epi16,
+            _mm512_sub_epi16,
+            _mm512_min_epi16,
+            _mm512_max_epi16,
+            _mm512_set1_epi16,
+            _mm512_mullo_epi16
+        ),
+        madd: _mm512_madd_epi16,
+        add_i32: _mm512_add_epi32,
     }
 }
 
