@@ -12,7 +12,7 @@ use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use madhouse::core::Variant;
 use madhouse::nnue::DEFAULT_HIDDEN;
 use madhouse::tools::train::{
-    DEFAULT_BATCH, DEFAULT_BUCKETS, DEFAULT_BUCKET_LR, DEFAULT_EPOCHS, DEFAULT_K,
+    DEFAULT_BATCH, DEFAULT_BUCKETS, DEFAULT_BUCKET_LR, DEFAULT_EPOCHS, DEFAULT_INPUT_LR, DEFAULT_K,
     DEFAULT_KING_BUCKETS, DEFAULT_LAMBDA, DEFAULT_LR, DEFAULT_LR_END_FRACTION, DEFAULT_SEED,
     DEFAULT_VALIDATION,
 };
@@ -213,6 +213,9 @@ pub struct TrainArgs {
     /// Learning rate of the king buckets' own weights, a fraction of the run's (the shared factoriser keeps the full rate; below 1 holds rare buckets near it)
     #[arg(long, value_name = "X", default_value_t = DEFAULT_BUCKET_LR)]
     pub bucket_lr: f32,
+    /// Learning rate of the input layer (input rows, factoriser, hidden biases), a fraction of the run's (below 1 for fine-tuning on few games; 0 trains the output layer only)
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_INPUT_LR)]
+    pub input_lr: f32,
     /// Weight of the search score in the target (the rest is the game result)
     #[arg(long, value_name = "X", default_value_t = DEFAULT_LAMBDA)]
     pub lambda: f32,

@@ -139,6 +139,7 @@ fn train(args: TrainArgs) {
     cfg.lr = args.lr;
     cfg.lr_end = args.lr_end.unwrap_or(args.lr * DEFAULT_LR_END_FRACTION);
     cfg.bucket_lr = args.bucket_lr;
+    cfg.input_lr = args.input_lr;
     cfg.lambda = args.lambda;
     cfg.k = args.k;
     cfg.validation = args.validation;

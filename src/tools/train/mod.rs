@@ -87,6 +87,11 @@ pub const DEFAULT_KING_BUCKETS: usize = 1;
 /// rate as every other weight. A lower one keeps each bucket near the factoriser, which
 /// every position trains, when the data is too little for the buckets to learn alone.
 pub const DEFAULT_BUCKET_LR: f32 = 1.0;
+/// Learning rate of the input layer (every input row, the factoriser and the hidden biases)
+/// as a fraction of the run's: 1, the same rate as the output layer. Below 1 it is for
+/// fine-tuning a network on far fewer games than trained it, where the input rows, most of
+/// the parameters, fit the new games instead of crazyhouse (0: only the output layer moves).
+pub const DEFAULT_INPUT_LR: f32 = 1.0;
 
 /// Settings of a training run.
 #[derive(Clone, Debug)]
@@ -125,6 +130,9 @@ pub struct TrainConfig {
     /// Learning rate of the king buckets' own rows, as a fraction of the run's (the
     /// factoriser and every other weight take the run's rate).
     pub bucket_lr: f32,
+    /// Learning rate of the input layer (input rows, factoriser, hidden biases), as a
+    /// fraction of the run's; the king buckets' own rows take `bucket_lr` of that.
+    pub input_lr: f32,
     /// Weight of the score in the target (the rest is the result).
     pub lambda: f32,
     /// Sigmoid scale in centipawns.
@@ -170,6 +178,7 @@ impl TrainConfig {
             lr: DEFAULT_LR,
             lr_end: DEFAULT_LR * DEFAULT_LR_END_FRACTION,
             bucket_lr: DEFAULT_BUCKET_LR,
+            input_lr: DEFAULT_INPUT_LR,
             lambda: DEFAULT_LAMBDA,
             k: DEFAULT_K,
             validation: DEFAULT_VALIDATION,
@@ -249,7 +258,15 @@ fn epoch(
         let scale = 1.0 / batch.len() as f32;
         let lr = rate_at(cfg, opt.t, total_steps);
         let clip = |at: usize| if (l.w2..l.b2).contains(&at) { OUT_CLIP } else { FT_CLIP };
-        let rate = |at: usize| if at < l.bucket_rows_end() { lr * cfg.bucket_lr } else { lr };
+        let rate = |at: usize| {
+            if at < l.bucket_rows_end() {
+                lr * cfg.input_lr * cfg.bucket_lr
+            } else if at < l.w2 {
+                lr * cfg.input_lr
+            } else {
+                lr
+            }
+        };
         opt.step(&mut net.params, &mut first.grad, rest, scale, rate, clip);
         seen += batch.len() as u64;
         if meter.is_terminal() && meter.due() {
@@ -285,11 +302,12 @@ pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
         return Err(io::Error::other(format!("--buckets must be 1 to {MAX_OUTPUT_BUCKETS}")));
     }
     cfg.inputs()?;
-    if !(cfg.bucket_lr >= 0.0 && cfg.bucket_lr.is_finite()) {
-        return Err(io::Error::other(format!(
-            "--bucket-lr must be a fraction of at least 0, not {}",
-            cfg.bucket_lr
-        )));
+    for (flag, x) in [("--bucket-lr", cfg.bucket_lr), ("--input-lr", cfg.input_lr)] {
+        if !(x >= 0.0 && x.is_finite()) {
+            return Err(io::Error::other(format!(
+                "{flag} must be a fraction of at least 0, not {x}"
+            )));
+        }
     }
     if cfg.batch == 0 || cfg.epochs == 0 {
         return Err(io::Error::other("--batch and --epochs must be at least 1"));

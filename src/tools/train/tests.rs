@@ -553,3 +553,36 @@ fn bucket_lr_zero_keeps_the_buckets_at_the_factoriser() {
     assert!(err.contains("--bucket-lr"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn input_lr_zero_trains_the_output_layer_only() {
+    let dir = std::env::temp_dir().join(format!("madhouse-train-ilr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data_path = dir.join("data.txt");
+    write_text(&data_path, &synthetic(3000, 17));
+    let mut cfg = small_config(&dir, &data_path);
+    cfg.king_buckets = 4;
+    cfg.epochs = 2;
+    cfg.input_lr = 0.0;
+    train(&cfg).unwrap();
+    let inputs = layout(4, false);
+    let float = load_checkpoint(&cfg.checkpoint, 32, cfg.buckets, inputs).unwrap().0;
+    let start = FloatNet::random(32, cfg.buckets, inputs, cfg.seed);
+    let l = float.layout();
+    // Every input row, the factoriser and the hidden biases keep their starting values ...
+    assert!(
+        float.params[..l.w2].iter().zip(&start.params[..l.w2]).all(|(a, b)| a == b),
+        "an input-layer weight moved"
+    );
+    // ... while the output layer trains (only the weights of hidden neurons active on the
+    // synthetic positions, in the output buckets they reach, can move).
+    let moved = (l.w2..l.len).filter(|&i| float.params[i] != start.params[i]).count();
+    assert!(moved > 0, "no output weight moved");
+    // A negative or non-finite fraction is refused before any data is read.
+    for bad in [-0.5, f32::NAN] {
+        cfg.input_lr = bad;
+        let err = train(&cfg).unwrap_err().to_string();
+        assert!(err.contains("--input-lr"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
