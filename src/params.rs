@@ -380,6 +380,12 @@ pub const TT_DEPTH_EVAL_ONLY: i32 = -8;
 pub const TT_DEPTH_QSEARCH: i32 = -1;
 /// The main thread checks the clock and node limits every this many nodes.
 pub const LIMIT_CHECK_NODES: u64 = 1024;
+/// Lazy SMP: when threads disagree on the move, each votes for its move with weight
+/// `(score - lowest score of all threads + this) x depth completed` (internal units, about
+/// a tenth of a pawn): a deeper iteration counts for more, and so does a better score, but
+/// a thread with the lowest score still counts. Structure of the vote, not tuned: SPSA runs
+/// on one thread, where it never applies.
+pub const SMP_VOTE_SCORE_OFFSET: i32 = 10;
 /// Aspiration fail-high/low lines are reported only after this many milliseconds (GUIs
 /// ignore their scores; short searches stay quiet).
 pub const BOUND_REPORT_MS: u64 = 3000;

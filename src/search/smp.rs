@@ -7,7 +7,8 @@
 
 use super::{Shared, Worker};
 use crate::core::{Move, Position};
-use crate::score::{DRAW, INFINITE, MATE};
+use crate::params::SMP_VOTE_SCORE_OFFSET;
+use crate::score::{DRAW, INFINITE, MATE, MATE_BOUND};
 use crate::tt::{Bound, TranspositionTable};
 
 /// Stack size of search threads: the search recurses up to `MAX_PLY` deep with move lists
@@ -133,31 +134,71 @@ fn no_move_score(root: &Position) -> i32 {
     }
 }
 
-/// Which worker's move is played: the main thread's, unless a helper completed a deeper
-/// iteration with a score at least as good (MultiPV always uses the main thread). `None`
-/// when there is no legal move.
+/// Which worker's move is played (MultiPV always uses the main thread's lines): the vote of
+/// [`vote`] among the workers that completed an iteration, the main thread always among
+/// them. `None` when there is no legal move.
 fn best_worker(workers: &[Worker], multipv: usize) -> Option<usize> {
     if workers[0].root_moves().is_empty() {
         return None;
     }
-    let mut best = 0;
-    if multipv == 1 {
-        for i in 1..workers.len() {
-            let (a, b) = (&workers[best], &workers[i]);
-            if b.root_moves().is_empty() || b.completed_depth == 0 {
-                continue;
-            }
-            let (sa, sb) = (a.root_moves()[0].score, b.root_moves()[0].score);
-            if b.completed_depth > a.completed_depth && sb >= sa {
+    let chosen = if multipv == 1 {
+        let ballots: Vec<(usize, Ballot)> = workers
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| *i == 0 || (!w.root_moves().is_empty() && w.completed_depth > 0))
+            .map(|(i, w)| {
+                let rm = &w.root_moves()[0];
+                (i, Ballot { mv: rm.mv, score: rm.latest_score(), depth: w.completed_depth })
+            })
+            .collect();
+        let only: Vec<Ballot> = ballots.iter().map(|(_, b)| *b).collect();
+        ballots[vote(&only)].0
+    } else {
+        0
+    };
+    if workers.len() > 1 {
+        // `log` formats (and so calls `spread`) only when debug lines are enabled.
+        log::debug!("{}; played: thread {chosen}", spread(workers));
+    }
+    Some(chosen)
+}
+
+/// One thread's say in which move is played: its best move, that move's latest score and the
+/// depth the thread completed.
+#[derive(Copy, Clone, Debug)]
+struct Ballot {
+    mv: Move,
+    score: i32,
+    depth: i32,
+}
+
+/// The index of the ballot whose move is played. A forced win settles it: the shortest mate
+/// found by any thread. Otherwise each ballot gives its move the weight
+/// `(score - lowest score + SMP_VOTE_SCORE_OFFSET) x depth`; the move with the most weight
+/// wins (a tie goes to the earlier ballot's move: the main thread's first), and of the
+/// ballots for it the deepest (then the earliest) is the one whose line is reported.
+/// One ballot alone always wins, so a single thread plays its own move.
+fn vote(ballots: &[Ballot]) -> usize {
+    let earliest_best = |key: &dyn Fn(&Ballot) -> i64| {
+        let mut best = 0;
+        for (i, b) in ballots.iter().enumerate() {
+            if key(b) > key(&ballots[best]) {
                 best = i;
             }
         }
+        best
+    };
+    let shortest_mate = earliest_best(&|b| i64::from(b.score));
+    if ballots[shortest_mate].score >= MATE_BOUND {
+        return shortest_mate;
     }
-    if workers.len() > 1 {
-        // `log` formats (and so calls `spread`) only when debug lines are enabled.
-        log::debug!("{}; played: thread {best}", spread(workers));
-    }
-    Some(best)
+    let lowest = ballots.iter().map(|b| b.score).min().unwrap_or(0);
+    let weight = |b: &Ballot| {
+        i64::from(b.score - lowest + SMP_VOTE_SCORE_OFFSET) * i64::from(b.depth.max(0))
+    };
+    let votes = |mv: Move| ballots.iter().filter(|b| b.mv == mv).map(weight).sum::<i64>();
+    let winner = ballots[earliest_best(&|b| votes(b.mv))].mv;
+    earliest_best(&|b| if b.mv == winner { i64::from(b.depth) } else { i64::MIN })
 }
 
 /// Each thread's completed depth, move, score and nodes at the end of a search: how the
@@ -185,4 +226,73 @@ fn spread(workers: &[Worker]) -> String {
 fn ponder_from_tt(tt: &TranspositionTable, root: &Position, best: Move) -> Option<Move> {
     let child = root.after(best);
     tt.get(child.key()).and_then(|h| h.mv).filter(|&m| child.is_legal(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Position, Variant};
+
+    /// Three distinct legal moves of the start position.
+    fn moves() -> [Move; 3] {
+        let root = Position::from_fen(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+            Variant::Crazyhouse,
+        )
+        .unwrap();
+        let m = |uci: &str| *root.legal_moves().iter().find(|m| m.to_string() == uci).unwrap();
+        [m("e2e4"), m("d2d4"), m("g1f3")]
+    }
+
+    fn ballot(mv: Move, score: i32, depth: i32) -> Ballot {
+        Ballot { mv, score, depth }
+    }
+
+    #[test]
+    fn one_thread_plays_its_own_move() {
+        let [a, _, _] = moves();
+        assert_eq!(vote(&[ballot(a, -500, 3)]), 0);
+    }
+
+    /// Weights: a helper one ply deeper with a worse score loses to the main thread
+    /// ((50 - 40 + 10) x 13 = 260 against 10 x 14 = 140); a better score at a lower depth
+    /// wins ((120 - 50 + 10) x 12 = 960 against 10 x 14 = 140).
+    #[test]
+    fn depth_and_score_both_weigh() {
+        let [a, b, _] = moves();
+        assert_eq!(vote(&[ballot(a, 50, 13), ballot(b, 40, 14)]), 0);
+        assert_eq!(vote(&[ballot(a, 50, 14), ballot(b, 120, 12)]), 1);
+    }
+
+    /// Two weaker ballots for one move outvote a stronger one for another:
+    /// 10 x 10 + 10 x 10 = 200 for `a` against (15 + 10) x 6 = 150 for `b`.
+    #[test]
+    fn votes_for_one_move_add_up() {
+        let [a, b, _] = moves();
+        let ballots = [ballot(b, 15, 6), ballot(a, 0, 10), ballot(a, 0, 10)];
+        assert_eq!(ballots[vote(&ballots)].mv, a);
+    }
+
+    /// Threads that agree: the deepest one's line is reported.
+    #[test]
+    fn of_the_winning_move_the_deepest_thread_reports() {
+        let [a, b, _] = moves();
+        assert_eq!(vote(&[ballot(a, 30, 12), ballot(b, -400, 9), ballot(a, 20, 13)]), 2);
+    }
+
+    /// A tie in weight goes to the main thread's move.
+    #[test]
+    fn a_tie_goes_to_the_main_thread() {
+        let [a, b, _] = moves();
+        assert_eq!(vote(&[ballot(a, 0, 10), ballot(b, 0, 10)]), 0);
+    }
+
+    /// A forced win is played whatever the weights: the shortest mate any thread found.
+    #[test]
+    fn the_shortest_mate_wins() {
+        let [a, b, c] = moves();
+        let ballots = [ballot(a, 200, 20), ballot(b, MATE - 9, 5), ballot(c, MATE - 5, 3)];
+        assert_eq!(vote(&ballots), 2);
+        assert_eq!(vote(&[ballot(a, MATE - 3, 4), ballot(b, MATE - 9, 20)]), 0);
+    }
 }
