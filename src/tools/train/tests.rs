@@ -521,20 +521,32 @@ fn trains_with_king_buckets_and_quantises_within_rounding() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-#[test]
-fn bucket_lr_zero_keeps_the_buckets_at_the_factoriser() {
-    let dir = std::env::temp_dir().join(format!("madhouse-train-blr-{}", std::process::id()));
+/// Trains a 4-king-bucket network of hidden size 32 for two epochs on synthetic positions,
+/// with `set` changing the settings first; returns the folder (to remove), the settings, the
+/// trained float network and the random one it started from.
+fn train_bucketed(
+    tag: &str,
+    seed: u64,
+    set: impl FnOnce(&mut TrainConfig),
+) -> (std::path::PathBuf, TrainConfig, FloatNet, FloatNet) {
+    let dir = std::env::temp_dir().join(format!("madhouse-train-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let data_path = dir.join("data.txt");
-    write_text(&data_path, &synthetic(3000, 13));
+    write_text(&data_path, &synthetic(3000, seed));
     let mut cfg = small_config(&dir, &data_path);
     cfg.king_buckets = 4;
     cfg.epochs = 2;
-    cfg.bucket_lr = 0.0;
+    set(&mut cfg);
     train(&cfg).unwrap();
     let inputs = layout(4, false);
     let float = load_checkpoint(&cfg.checkpoint, 32, cfg.buckets, inputs).unwrap().0;
     let start = FloatNet::random(32, cfg.buckets, inputs, cfg.seed);
+    (dir, cfg, float, start)
+}
+
+#[test]
+fn bucket_lr_zero_keeps_the_buckets_at_the_factoriser() {
+    let (dir, mut cfg, float, start) = train_bucketed("blr", 13, |c| c.bucket_lr = 0.0);
     let l = float.layout();
     let end = l.bucket_rows_end();
     assert_eq!(end, 4 * crate::nnue::features::BOARD_FEATURES * 32);
@@ -556,18 +568,7 @@ fn bucket_lr_zero_keeps_the_buckets_at_the_factoriser() {
 
 #[test]
 fn input_lr_zero_trains_the_output_layer_only() {
-    let dir = std::env::temp_dir().join(format!("madhouse-train-ilr-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let data_path = dir.join("data.txt");
-    write_text(&data_path, &synthetic(3000, 17));
-    let mut cfg = small_config(&dir, &data_path);
-    cfg.king_buckets = 4;
-    cfg.epochs = 2;
-    cfg.input_lr = 0.0;
-    train(&cfg).unwrap();
-    let inputs = layout(4, false);
-    let float = load_checkpoint(&cfg.checkpoint, 32, cfg.buckets, inputs).unwrap().0;
-    let start = FloatNet::random(32, cfg.buckets, inputs, cfg.seed);
+    let (dir, mut cfg, float, start) = train_bucketed("ilr", 17, |c| c.input_lr = 0.0);
     let l = float.layout();
     // Every input row, the factoriser and the hidden biases keep their starting values ...
     assert!(
