@@ -103,6 +103,7 @@ fn every_subcommand_shows_each_flag_with_its_default() {
             ("--lr", d(train::DEFAULT_LR)),
             ("--lr-end", d(format!("--lr x {}", train::DEFAULT_LR_END_FRACTION))),
             ("--bucket-lr", d(train::DEFAULT_BUCKET_LR)),
+            ("--input-lr", d(train::DEFAULT_INPUT_LR)),
             ("--lambda", d(train::DEFAULT_LAMBDA)),
             ("--k", d(train::DEFAULT_K)),
             ("--validation", d(train::DEFAULT_VALIDATION)),
