@@ -142,17 +142,17 @@ fn best_worker(workers: &[Worker], multipv: usize) -> Option<usize> {
         return None;
     }
     let chosen = if multipv == 1 {
-        let ballots: Vec<(usize, Ballot)> = workers
+        let ballots: Vec<Ballot> = workers
             .iter()
             .enumerate()
             .filter(|(i, w)| *i == 0 || (!w.root_moves().is_empty() && w.completed_depth > 0))
             .map(|(i, w)| {
                 let rm = &w.root_moves()[0];
-                (i, Ballot { mv: rm.mv, score: rm.latest_score(), depth: w.completed_depth })
+                let (score, depth) = (rm.latest_score(), w.completed_depth);
+                Ballot { worker: i, mv: rm.mv, score, depth }
             })
             .collect();
-        let only: Vec<Ballot> = ballots.iter().map(|(_, b)| *b).collect();
-        ballots[vote(&only)].0
+        ballots[vote(&ballots)].worker
     } else {
         0
     };
@@ -163,10 +163,11 @@ fn best_worker(workers: &[Worker], multipv: usize) -> Option<usize> {
     Some(chosen)
 }
 
-/// One thread's say in which move is played: its best move, that move's latest score and the
-/// depth the thread completed.
+/// One thread's say in which move is played: the thread, its best move, that move's latest
+/// score and the depth the thread completed.
 #[derive(Copy, Clone, Debug)]
 struct Ballot {
+    worker: usize,
     mv: Move,
     score: i32,
     depth: i32,
@@ -245,7 +246,7 @@ mod tests {
     }
 
     fn ballot(mv: Move, score: i32, depth: i32) -> Ballot {
-        Ballot { mv, score, depth }
+        Ballot { worker: 0, mv, score, depth }
     }
 
     #[test]
