@@ -189,6 +189,12 @@ tunables! {
     RAZOR_MARGIN: i32 = 363, 150..=700, step 30;
     /// Internal iterative reduction: depth from which a node without a TT move is reduced.
     IIR_DEPTH: i32 = 2, 2..=8, step 1;
+    /// ProbCut: shallowest depth.
+    PROBCUT_DEPTH: i32 = 5, 3..=10, step 1;
+    /// ProbCut: how far above beta a capture's shallow search must score.
+    PROBCUT_MARGIN: i32 = 180, 80..=400, step 20;
+    /// ProbCut: how much shallower than the node its verifying search is.
+    PROBCUT_REDUCTION: i32 = 4, 3..=6, step 1;
 
     // Pruning in the move loop.
 

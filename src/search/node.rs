@@ -133,6 +133,18 @@ impl Worker {
         }
     }
 
+    /// Plays `m` from `pos` at `ply`: the child position, with its accumulator, the stack
+    /// entry and the repetition key set (the caller pops the key after the child's search).
+    fn make_move(&mut self, shared: &Shared, ply: usize, pos: &Position, m: Move) -> Position {
+        let child = pos.after(m);
+        shared.tt.prefetch(child.key());
+        self.update_acc(shared, ply, pos, &child);
+        self.stack[ply].mv = Some(m);
+        self.stack[ply].pt = Some(piece_to(pos, m));
+        self.keys.push(child.key());
+        child
+    }
+
     fn update_pv(&mut self, ply: usize, m: Move) {
         let child_len = self.pv_len[ply + 1].min(MAX_PLY);
         self.pv[ply][ply] = Some(m);
@@ -298,6 +310,64 @@ impl Worker {
             }
         }
 
+        // Step 7b. ProbCut: a capture whose reduced search beats beta by a margin would very
+        // likely beat beta at full depth too. Skipped when the table already holds a score
+        // below that margin from a search nearly as deep as this one.
+        let cont = self.cont_keys(ply);
+        let pc_beta = beta + PROBCUT_MARGIN.get();
+        let tt_below_pc_beta = matches!(
+            (tt_hit, tt_score),
+            (Some(h), Some(s)) if h.depth >= depth - 3 && s < pc_beta
+        );
+        if !NT::PV
+            && !in_check
+            && excluded.is_none()
+            && depth >= PROBCUT_DEPTH.get()
+            && beta.abs() < MATE_BOUND
+            && !tt_below_pc_beta
+        {
+            let mut picker = MovePicker::qsearch(pos, tt_move, false, cont);
+            while let Some(m) = picker.next(&mut self.move_buffers[ply], pos, &self.history) {
+                if !pos.see_ge(m, pc_beta - eval, see_values!()) {
+                    continue;
+                }
+                let child = self.make_move(shared, ply, pos, m);
+                // The quiescence search first: most captures fail it, and it is cheap.
+                let mut v =
+                    -self.qsearch::<NonPv>(&child, -pc_beta, -pc_beta + 1, ply + 1, 0, shared);
+                if v >= pc_beta {
+                    v = -self.search::<NonPv>(
+                        &child,
+                        -pc_beta,
+                        -pc_beta + 1,
+                        depth - PROBCUT_REDUCTION.get(),
+                        ply + 1,
+                        !cut_node,
+                        shared,
+                    );
+                }
+                self.keys.pop();
+                if shared.stopped() {
+                    return DRAW;
+                }
+                if v >= pc_beta {
+                    // Stored as a bound of the reduced search that proved it.
+                    tt_slot.store(
+                        key,
+                        TtEntry {
+                            mv: Some(m),
+                            score: score_to_tt(v, ply),
+                            eval,
+                            depth: depth - PROBCUT_REDUCTION.get() + 1,
+                            bound: Bound::Lower,
+                            pv: false,
+                        },
+                    );
+                    return v;
+                }
+            }
+        }
+
         // Step 8. Internal iterative reduction: without a TT move this node is probably not worth a
         // full-depth search.
         if depth >= IIR_DEPTH.get() && tt_move.is_none() && (NT::PV || cut_node) {
@@ -310,7 +380,6 @@ impl Worker {
         } else {
             None
         };
-        let cont = self.cont_keys(ply);
         let mut picker = MovePicker::new(pos, tt_move, self.killers[ply], counter, cont);
         let mut best_score = -INFINITE;
         let mut best_move = None;
@@ -410,14 +479,9 @@ impl Worker {
             }
 
             // Step 12. Make the move.
-            let child = pos.after(m);
-            shared.tt.prefetch(child.key());
-            self.update_acc(shared, ply, pos, &child);
             let new_depth = depth - 1 + extension;
             let nodes_before = self.nodes;
-            self.stack[ply].mv = Some(m);
-            self.stack[ply].pt = Some(piece_to(pos, m));
-            self.keys.push(child.key());
+            let child = self.make_move(shared, ply, pos, m);
 
             let mut score = -INFINITE;
             // Step 13. Late moves get a reduced null-window search first; a full-depth null-window
@@ -700,12 +764,7 @@ impl Worker {
                     continue;
                 }
             }
-            let child = pos.after(m);
-            shared.tt.prefetch(child.key());
-            self.update_acc(shared, ply, pos, &child);
-            self.stack[ply].mv = Some(m);
-            self.stack[ply].pt = Some(piece_to(pos, m));
-            self.keys.push(child.key());
+            let child = self.make_move(shared, ply, pos, m);
             let score = -self.qsearch::<NT>(&child, -beta, -alpha, ply + 1, qply + 1, shared);
             self.keys.pop();
             if shared.stopped() {
