@@ -10,6 +10,10 @@ use crate::params::*;
 use crate::score::{DRAW, INFINITE, MATE, MATE_BOUND};
 use crate::tt::{Bound, TtEntry};
 
+/// How much shallower than a node a table entry may be and still stand for its score, where
+/// a guess is good enough: the singular search's base score, and ProbCut's "already below".
+const TT_DEPTH_SLACK: i32 = 3;
+
 /// One ply of the search stack.
 #[derive(Copy, Clone, Default)]
 pub(super) struct Frame {
@@ -315,9 +319,10 @@ impl Worker {
         // below that margin from a search nearly as deep as this one.
         let cont = self.cont_keys(ply);
         let pc_beta = beta + PROBCUT_MARGIN.get();
+        let pc_depth = depth - PROBCUT_REDUCTION.get();
         let tt_below_pc_beta = matches!(
             (tt_hit, tt_score),
-            (Some(h), Some(s)) if h.depth >= depth - 3 && s < pc_beta
+            (Some(h), Some(s)) if h.depth >= depth - TT_DEPTH_SLACK && s < pc_beta
         );
         if !NT::PV
             && !in_check
@@ -340,7 +345,7 @@ impl Worker {
                         &child,
                         -pc_beta,
                         -pc_beta + 1,
-                        depth - PROBCUT_REDUCTION.get(),
+                        pc_depth,
                         ply + 1,
                         !cut_node,
                         shared,
@@ -351,14 +356,14 @@ impl Worker {
                     return DRAW;
                 }
                 if v >= pc_beta {
-                    // Stored as a bound of the reduced search that proved it.
+                    // Stored as a bound of this node from the reduced search that proved it.
                     tt_slot.store(
                         key,
                         TtEntry {
                             mv: Some(m),
                             score: score_to_tt(v, ply),
                             eval,
-                            depth: depth - PROBCUT_REDUCTION.get() + 1,
+                            depth: pc_depth + 1,
                             bound: Bound::Lower,
                             pv: false,
                         },
@@ -451,7 +456,10 @@ impl Worker {
                 && ply < 2 * self.root_depth as usize
             {
                 if let (Some(h), Some(s)) = (tt_hit, tt_score) {
-                    if h.bound != Bound::Upper && h.depth >= depth - 3 && s.abs() < MATE_BOUND {
+                    if h.bound != Bound::Upper
+                        && h.depth >= depth - TT_DEPTH_SLACK
+                        && s.abs() < MATE_BOUND
+                    {
                         let s_beta = s - SE_MARGIN.get() * depth;
                         self.stack[ply].excluded = Some(m);
                         let v = self.search::<NonPv>(
