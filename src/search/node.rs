@@ -137,14 +137,26 @@ impl Worker {
         }
     }
 
-    /// Plays `m` from `pos` at `ply`: the child position, with its accumulator, the stack
-    /// entry and the repetition key set (the caller pops the key after the child's search).
+    /// Plays `m` from `pos` at `ply` (see [`Worker::enter_child`]).
     fn make_move(&mut self, shared: &Shared, ply: usize, pos: &Position, m: Move) -> Position {
-        let child = pos.after(m);
+        self.enter_child(shared, ply, pos, pos.after(m), Some(m))
+    }
+
+    /// Readies `child`, reached from `pos` at `ply` by `m` (`None`: a null move), for its
+    /// search: its table entry prefetched, its accumulator, the stack entry and the repetition
+    /// key set (the caller pops the key after the child's search).
+    fn enter_child(
+        &mut self,
+        shared: &Shared,
+        ply: usize,
+        pos: &Position,
+        child: Position,
+        m: Option<Move>,
+    ) -> Position {
         shared.tt.prefetch(child.key());
         self.update_acc(shared, ply, pos, &child);
-        self.stack[ply].mv = Some(m);
-        self.stack[ply].pt = Some(piece_to(pos, m));
+        self.stack[ply].mv = m;
+        self.stack[ply].pt = m.map(|m| piece_to(pos, m));
         self.keys.push(child.key());
         child
     }
@@ -286,14 +298,10 @@ impl Worker {
                 let r = NMP_BASE.get()
                     + depth / NMP_DEPTH_DIVISOR.get()
                     + ((eval - beta) / NMP_EVAL_DIVISOR.get()).min(3);
-                let mut child = pos.clone();
-                child.play_null();
-                shared.tt.prefetch(child.key());
-                self.update_acc(shared, ply, pos, &child);
-                self.stack[ply].mv = None;
-                self.stack[ply].pt = None;
+                let mut passed = pos.clone();
+                passed.play_null();
+                let child = self.enter_child(shared, ply, pos, passed, None);
                 self.stack[ply].null = true;
-                self.keys.push(child.key());
                 let score = -self.search::<NonPv>(
                     &child,
                     -beta,
