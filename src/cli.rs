@@ -13,8 +13,8 @@ use madhouse::core::Variant;
 use madhouse::nnue::DEFAULT_HIDDEN;
 use madhouse::tools::train::{
     DEFAULT_BATCH, DEFAULT_BUCKETS, DEFAULT_BUCKET_LR, DEFAULT_EPOCHS, DEFAULT_INPUT_LR, DEFAULT_K,
-    DEFAULT_KING_BUCKETS, DEFAULT_LAMBDA, DEFAULT_LR, DEFAULT_LR_END_FRACTION, DEFAULT_SEED,
-    DEFAULT_VALIDATION,
+    DEFAULT_KING_BUCKETS, DEFAULT_LAMBDA, DEFAULT_LR, DEFAULT_LR_END_FRACTION, DEFAULT_MIN_PLY,
+    DEFAULT_SEED, DEFAULT_VALIDATION,
 };
 use madhouse::tools::tune;
 
@@ -149,6 +149,11 @@ pub struct DatagenArgs {
     #[arg(long, value_name = "nnue|hce|NET", default_value = DATAGEN_EVAL,
           conflicts_with_all = PLAY_ONLY)]
     pub eval: String,
+    /// Record every searched position: also those in check and those whose move captures or
+    /// promotes, flagged so that train skips them unless told to keep them (default: quiet
+    /// positions only)
+    #[arg(long, conflicts_with_all = PLAY_ONLY)]
+    pub all_positions: bool,
     /// Add --seed as a new run to a file that holds other seeds
     #[arg(long, conflicts_with_all = PLAY_ONLY)]
     pub add_seed: bool,
@@ -246,6 +251,17 @@ pub struct TrainArgs {
     /// Also train on each position without castling rights mirrored left to right
     #[arg(long)]
     pub mirror_files: bool,
+    /// Also train on positions whose searched move captures or promotes (only files made
+    /// with datagen --all-positions hold them)
+    #[arg(long)]
+    pub keep_captures: bool,
+    /// Also train on positions in check (only files made with datagen --all-positions hold
+    /// them)
+    #[arg(long)]
+    pub keep_checks: bool,
+    /// Skip positions before game ply N (ply 0 is White's first move)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MIN_PLY)]
+    pub min_ply: u32,
 }
 
 /// `--optimizer` of `tune`.

@@ -95,6 +95,7 @@ fn datagen(args: DatagenArgs) {
         .unwrap_or_else(|e| fail(&e.to_string()));
     let cfg = datagen::DatagenConfig {
         openings_identity,
+        all_positions: args.all_positions,
         add_seed: args.add_seed,
         allow_mixed_settings: args.allow_mixed_settings,
         out,
@@ -152,6 +153,11 @@ fn train(args: TrainArgs) {
     }
     cfg.resume = args.resume;
     cfg.mirror_files = args.mirror_files;
+    cfg.filter = madhouse::tools::data::Filter {
+        keep_noisy: args.keep_captures,
+        keep_checks: args.keep_checks,
+        min_ply: args.min_ply,
+    };
     if let Err(e) = train::train(&cfg) {
         fail(&e.to_string());
     }

@@ -81,6 +81,7 @@ fn every_subcommand_shows_each_flag_with_its_default() {
             ("--seed", d(1)),
             ("--variant", d("crazyhouse")),
             ("--eval", d(if madhouse::engine::DEFAULT_USE_NNUE { "nnue" } else { "hce" })),
+            ("--all-positions", None),
             ("--add-seed", None),
             ("--allow-mixed-settings", None),
             ("--convert-text", None),
@@ -114,6 +115,9 @@ fn every_subcommand_shows_each_flag_with_its_default() {
             ("--checkpoint", d("NET.ckpt")),
             ("--resume", None),
             ("--mirror-files", None),
+            ("--keep-captures", None),
+            ("--keep-checks", None),
+            ("--min-ply", d(train::DEFAULT_MIN_PLY)),
         ],
     );
     check_help(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use common::{playout, start_positions, Rng};
 use madhouse::core::{Color, Position, Variant};
 use madhouse::score::MATE_BOUND;
-use madhouse::tools::data::{DataReader, Skipped};
+use madhouse::tools::data::{DataReader, Filter, Skipped};
 use madhouse::tools::datafile::{Header, HEADER_BYTES};
 use madhouse::tools::datagen::files::{convert_legacy, convert_text};
 use madhouse::tools::datagen::{
@@ -20,7 +20,12 @@ use madhouse::tools::datagen::{
 const RESULTS: [f32; 3] = [0.0, 0.5, 1.0];
 
 fn random_sample(pos: Position, rng: &mut Rng) -> Sample {
-    Sample { pos, score: rng.next_u64() as i16, result: rng.pick(&RESULTS) }
+    Sample {
+        pos,
+        score: rng.next_u64() as i16,
+        result: rng.pick(&RESULTS),
+        noisy: rng.next_u64() & 1 == 1,
+    }
 }
 
 #[test]
@@ -82,8 +87,10 @@ fn extreme_positions_round_trip_or_are_refused() {
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] b Kq - 0 1", Variant::Crazyhouse),
     ] {
         let pos = Position::from_fen(fen, variant).unwrap();
-        let back =
-            decode(&encode(&Sample { pos: pos.clone(), score: 0, result: 0.5 }).unwrap()).unwrap();
+        let back = decode(
+            &encode(&Sample { pos: pos.clone(), score: 0, result: 0.5, noisy: false }).unwrap(),
+        )
+        .unwrap();
         assert_eq!(back.pos.fen(), pos.fen());
         assert_eq!(back.pos.key(), pos.key());
     }
@@ -93,9 +100,10 @@ fn extreme_positions_round_trip_or_are_refused() {
         Variant::Crazyhouse,
     )
     .unwrap();
-    let sample = Sample { pos: crowded, score: 0, result: 1.0 };
+    let sample = Sample { pos: crowded, score: 0, result: 1.0, noisy: false };
     assert!(matches!(encode(&sample), Err(DataError::Unencodable(_))));
-    let sample = Sample { pos: Position::startpos(Variant::Loop), score: 0, result: 0.25 };
+    let sample =
+        Sample { pos: Position::startpos(Variant::Loop), score: 0, result: 0.25, noisy: false };
     assert!(matches!(encode(&sample), Err(DataError::Unencodable(_))));
 }
 
@@ -103,7 +111,7 @@ fn start_record() -> [u8; RECORD_BYTES] {
     let fen = "r3k2r/8/8/8/3pP3/8/8/R3K2R[Nb] b KQkq e3 0 20";
     let pos = Position::from_fen(fen, Variant::Crazyhouse).unwrap();
     assert!(pos.ep_square().is_some());
-    encode(&Sample { pos, score: 57, result: 0.0 }).unwrap()
+    encode(&Sample { pos, score: 57, result: 0.0, noisy: false }).unwrap()
 }
 
 #[test]
@@ -147,7 +155,7 @@ fn castling_rights_without_their_rook_are_refused() {
     let pos =
         Position::from_fen("r3k2r/8/8/8/3pP3/8/8/R3K3[Nb] b KQkq e3 0 20", Variant::Crazyhouse)
             .unwrap();
-    let mut r = encode(&Sample { pos, score: 57, result: 0.0 }).unwrap();
+    let mut r = encode(&Sample { pos, score: 57, result: 0.0, noisy: false }).unwrap();
     assert_eq!(r[36] & 15, 0b1110);
     assert!(decode(&r).is_ok());
     r[36] |= 1;
@@ -269,7 +277,7 @@ fn text_lines_convert_to_records() {
     // line and the unterminated last line, skips the three mate-score lines (one rule for
     // records and text) and counts the bad result and the bad FEN as unreadable.
     assert_eq!(from_text.len() as u64, good_lines + 2);
-    assert_eq!(text_skipped, Skipped { unreadable: 2, mate: 3 });
+    assert_eq!(text_skipped, Skipped { unreadable: 2, mate: 3, ..Skipped::default() });
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -293,6 +301,7 @@ fn config(out: &Path, games: u64, seed: u64) -> DatagenConfig {
         variant: Variant::Crazyhouse,
         network: None,
         openings_identity: 77,
+        all_positions: false,
         add_seed: false,
         allow_mixed_settings: false,
     }
@@ -312,6 +321,47 @@ fn data_of(path: &Path) -> Vec<u8> {
     let h = Header::read(&mut std::fs::File::open(path).unwrap()).unwrap();
     let bytes = std::fs::read(path).unwrap();
     bytes[HEADER_BYTES as usize..(HEADER_BYTES + h.data_bytes) as usize].to_vec()
+}
+
+#[test]
+fn all_positions_adds_the_noisy_ones_and_the_default_filter_takes_them_out_again() {
+    // The same seed and settings play the same games whatever is recorded, so the quiet
+    // run's records must be exactly the all-positions run's records that are neither
+    // flagged noisy nor in check, in the same order.
+    let dir = temp_dir("all");
+    let (quiet, all) = (dir.join("quiet.bin"), dir.join("all.bin"));
+    datagen::run(&config(&quiet, 6, 31)).unwrap();
+    datagen::run(&DatagenConfig { all_positions: true, ..config(&all, 6, 31) }).unwrap();
+    let (q, a) = (records_of(&quiet), records_of(&all));
+    let noisy = a.iter().filter(|s| s.noisy).count() as u64;
+    let checks = a.iter().filter(|s| !s.noisy && s.pos.in_check()).count() as u64;
+    assert!(!q.is_empty() && noisy > 0 && checks > 0, "{} {noisy} {checks}", q.len());
+    assert!(q.iter().all(|s| !s.noisy && !s.pos.in_check()));
+    let quiet_part: Vec<&Sample> = a.iter().filter(|s| !s.noisy && !s.pos.in_check()).collect();
+    assert_eq!(quiet_part, q.iter().collect::<Vec<_>>());
+    // The header says which kind of run made each file.
+    let all_header = Header::read(&mut std::fs::File::open(&all).unwrap()).unwrap();
+    assert!(all_header.to_string().contains("--all-positions"), "{all_header}");
+    // The reader: by default it passes over what the quiet run left out; the trainer's
+    // flags keep it; --min-ply passes over the early plies.
+    let read = |path: &Path, filter: Filter| {
+        let mut r = DataReader::open(path, Variant::Crazyhouse).unwrap().with_filter(filter);
+        let mut out = Vec::new();
+        while r.read_chunk(50, &mut out).unwrap() > 0 {}
+        (out.iter().map(|l| l.pos.fen()).collect::<Vec<_>>(), r.skipped())
+    };
+    let fens = |v: &[Sample]| v.iter().map(|s| s.pos.fen()).collect::<Vec<_>>();
+    let (got, skipped) = read(&all, Filter::default());
+    assert_eq!(got, fens(&q));
+    assert_eq!((skipped.noisy, skipped.check, skipped.early), (noisy, checks, 0));
+    let everything = Filter { keep_noisy: true, keep_checks: true, min_ply: 0 };
+    assert_eq!(read(&all, everything).0, fens(&a));
+    let late = Filter { min_ply: 30, ..everything };
+    let (got, skipped) = read(&all, late);
+    let want: Vec<&Sample> = a.iter().filter(|s| s.pos.fullmoves() > 15).collect();
+    assert_eq!(got, want.iter().map(|s| s.pos.fen()).collect::<Vec<_>>());
+    assert_eq!(skipped.early, (a.len() - want.len()) as u64);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -386,9 +436,13 @@ fn datagen_resumes_every_seed_and_replays_the_same_games() {
 #[test]
 fn datagen_refuses_files_that_are_not_its_own_and_changes_nothing() {
     let dir = temp_dir("refuse");
-    let legacy_record =
-        encode(&Sample { pos: Position::startpos(Variant::Crazyhouse), score: 5, result: 0.5 })
-            .unwrap();
+    let legacy_record = encode(&Sample {
+        pos: Position::startpos(Variant::Crazyhouse),
+        score: 5,
+        result: 0.5,
+        noisy: false,
+    })
+    .unwrap();
     let system_like = std::fs::read(std::env::current_exe().unwrap()).unwrap();
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("notes.txt", b"a user's notes\nsecond line\n".to_vec(), "not a Madhouse data file"),

@@ -4,7 +4,7 @@
 //! concatenated (`cat a.bin b.bin`), split and counted (`size / RECORD_BYTES`) with ordinary
 //! tools, and a reader can start at any multiple of `RECORD_BYTES`.
 //!
-//! # Record layout (version 1, `RECORD_BYTES` = 44, little-endian)
+//! # Record layout (`RECORD_BYTES` = 44, little-endian)
 //!
 //! | offset | bytes | field |
 //! |---|---|---|
@@ -13,7 +13,7 @@
 //! | 24 | 4 | promoted flags: bit `i` is set when the `i`-th occupied square holds a promoted piece |
 //! | 28 | 8 | pockets: ten 6-bit counts (0..63), white pawn, knight, bishop, rook, queen at bits 0, 6, 12, 18, 24, then black's at bits 30..54; bits 60..63 are 0 |
 //! | 36 | 1 | bits 0..3: castling rights (K, Q, k, q); bits 4..5: variant (0 crazyhouse, 1 loop, 2 chessgi); bits 6..7: game result (0 black won, 1 draw, 2 white won) |
-//! | 37 | 1 | en passant: 0 none, else the file + 1 (1..8); the rank follows from the side to move; bits 4..7 are 0 |
+//! | 37 | 1 | bits 0..3: en passant, 0 none, else the file + 1 (1..8; the rank follows from the side to move); bit 4: the move the search played captures or promotes ([`Sample::noisy`]); bits 5..7 are 0 |
 //! | 38 | 2 | score, i16: centipawns from white's point of view, from the search |
 //! | 40 | 2 | ply, u16: 2 × (full-move number − 1), plus 1 when black is to move; its low bit is the side to move |
 //! | 42 | 2 | half-move clock, u16 |
@@ -23,6 +23,10 @@
 //! and pockets). Pocket counts cover anything a position may hold (at most 62 of one kind,
 //! `MAX_PIECES` minus the kings). The ply and the half-move clock saturate at 65535 (the
 //! highest ply keeps the side-to-move parity); neither enters the Zobrist key.
+//!
+//! Bit 4 of byte 37 came with data-file header version 2 (`datagen --all-positions`). Files
+//! of header version 1 hold quiet positions only, so the bit is 0 in all of them: they read
+//! the same under this layout.
 //!
 //! The encoding is canonical: `decode` accepts only what `encode` produces (no unused bits
 //! set, no castling right or en-passant square that the position would drop), so a record
@@ -55,6 +59,9 @@ const SCORE: usize = 38;
 const PLY: usize = 40;
 const HALFMOVES: usize = 42;
 
+/// Byte `EP`: the en-passant file in bits 0..3, and this flag for [`Sample::noisy`].
+const NOISY_BIT: u8 = 1 << 4;
+
 /// Bits per pocket count, and their mask.
 const POCKET_BITS: u32 = 6;
 const POCKET_MASK: u64 = (1 << POCKET_BITS) - 1;
@@ -68,6 +75,10 @@ pub struct Sample {
     pub score: i16,
     /// Game result from white's point of view: 1 white won, 0.5 draw, 0 black won.
     pub result: f32,
+    /// The move the search played here captures or promotes: the score counts material the
+    /// position does not show yet. Only `datagen --all-positions` records such positions
+    /// (the trainer skips them unless told to keep them); false in text data.
+    pub noisy: bool,
 }
 
 /// Why a record could not be read or written.
@@ -165,7 +176,8 @@ pub fn encode(sample: &Sample) -> Result<[u8; RECORD_BYTES], DataError> {
     }
     rec[POCKETS..POCKETS + 8].copy_from_slice(&pockets.to_le_bytes());
     rec[FLAGS] = pos.castling().bits() | variant_code(pos.variant()) << 4 | result << 6;
-    rec[EP] = pos.ep_square().map_or(0, |sq| sq.file().index() as u8 + 1);
+    let ep = pos.ep_square().map_or(0, |sq| sq.file().index() as u8 + 1);
+    rec[EP] = ep | if sample.noisy { NOISY_BIT } else { 0 };
     rec[SCORE..SCORE + 2].copy_from_slice(&sample.score.to_le_bytes());
     let black = (pos.turn() == Color::Black) as u32;
     let mut ply = game_ply(pos);
@@ -267,14 +279,18 @@ pub fn decode(bytes: &[u8]) -> Result<Sample, DataError> {
     setup.turn = if ply & 1 == 1 { Color::Black } else { Color::White };
     setup.fullmoves = ply as u32 / 2 + 1;
     setup.halfmoves = le_u16(&bytes[HALFMOVES..]) as u32;
-    setup.ep_square = match bytes[EP] {
+    if bytes[EP] >> 5 != 0 {
+        return Err(DataError::Corrupt("bits 5..7 of the en-passant byte set"));
+    }
+    let noisy = bytes[EP] & NOISY_BIT != 0;
+    setup.ep_square = match bytes[EP] & 15 {
         0 => None,
         f @ 1..=8 => {
             // The square the capturing pawn moves to: rank 6 for white, rank 3 for black.
             let rank = if setup.turn == Color::White { 5 } else { 2 };
             Some(Square::new(rank * 8 + f - 1))
         }
-        _ => return Err(DataError::Corrupt("en-passant byte above 8")),
+        _ => return Err(DataError::Corrupt("en-passant file above 8")),
     };
     let pos = Position::from_setup(&setup, variant).map_err(DataError::Position)?;
     if pos.castling() != setup.castling {
@@ -284,7 +300,7 @@ pub fn decode(bytes: &[u8]) -> Result<Sample, DataError> {
         return Err(DataError::Corrupt("en-passant square where no capture is possible"));
     }
     let score = i16::from_le_bytes([bytes[SCORE], bytes[SCORE + 1]]);
-    Ok(Sample { pos, score, result })
+    Ok(Sample { pos, score, result, noisy })
 }
 
 /// Streams the samples of a record file (or any byte source), one `RECORD_BYTES` read at a
@@ -387,7 +403,8 @@ mod tests {
             Variant::Crazyhouse,
         )
         .unwrap();
-        let rec = encode(&Sample { pos: pos.clone(), score: -3, result: 1.0 }).unwrap();
+        let rec =
+            encode(&Sample { pos: pos.clone(), score: -3, result: 1.0, noisy: false }).unwrap();
         let mut want = [0u8; RECORD_BYTES];
         // Ranks 1, 2, 7, 8 occupied.
         want[0..8].copy_from_slice(&[0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff]);
@@ -403,7 +420,7 @@ mod tests {
         assert_eq!(rec, want);
         let back = decode(&rec).unwrap();
         assert_eq!(back.pos, pos);
-        assert_eq!((back.score, back.result), (-3, 1.0));
+        assert_eq!((back.score, back.result, back.noisy), (-3, 1.0, false));
     }
 
     #[test]
@@ -412,7 +429,7 @@ mod tests {
         // P×2 N (white) and q b×3 p (black); chessgi.
         let fen = "Q~3k3/8/8/8/3Pp3/8/8/4K3[PPNqbbbp] b - d3 7 23";
         let pos = Position::from_fen(fen, Variant::Chessgi).unwrap();
-        let rec = encode(&Sample { pos, score: 1234, result: 0.5 }).unwrap();
+        let rec = encode(&Sample { pos, score: 1234, result: 0.5, noisy: true }).unwrap();
         // Occupancy: e1 (4), d4 (27), e4 (28), a8 (56), e8 (60).
         let occ = 1u64 << 4 | 1 << 27 | 1 << 28 | 1 << 56 | 1 << 60;
         assert_eq!(rec[0..8], occ.to_le_bytes());
@@ -423,7 +440,9 @@ mod tests {
         let pockets: u64 = 2 | 1 << 6 | 1 << 30 | 3 << 42 | 1 << 54;
         assert_eq!(rec[28..36], pockets.to_le_bytes());
         assert_eq!(rec[36], 2 << 4 | 1 << 6);
-        assert_eq!(rec[37], 4);
+        // File d (4), and bit 4 for a noisy position.
+        assert_eq!(rec[37], 4 | 1 << 4);
+        assert!(decode(&rec).unwrap().noisy);
         assert_eq!(rec[38..44], [0xd2, 0x04, 45, 0, 7, 0]);
     }
 }

@@ -13,6 +13,11 @@
 //! ([`crate::tools::datafile`]), and only the records the header vouches for are read; any
 //! other file is read as text. Records from before the header are refused with the command
 //! that converts them, never guessed at.
+//!
+//! A [`Filter`] then passes over the positions a run does not want, counted by reason: by
+//! default those in check and those whose searched move captures or promotes (only files of
+//! `datagen --all-positions` hold either; the trainer's `--keep-checks`, `--keep-captures`
+//! and `--min-ply` set it).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -21,7 +26,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::core::{Position, Variant};
-use crate::nnue::data::{self, RecordReader, Sample};
+use crate::nnue::data::{self, game_ply, RecordReader, Sample};
 use crate::score::MATE_BOUND;
 use crate::tools::datafile::{Header, HeaderError, HEADER_BYTES};
 use crate::tools::file_error;
@@ -74,13 +79,54 @@ pub struct Labelled {
     pub score: Option<i16>,
     /// Game result from White's view: 1, 0.5 or 0.
     pub result: f32,
+    /// The searched move captures or promotes ([`Sample::noisy`]; false in text data).
+    pub noisy: bool,
 }
 
 impl Labelled {
     /// The sample for training, when the position has a score.
     pub fn scored(self) -> Option<Sample> {
         let score = self.score?;
-        Some(Sample { pos: self.pos, score, result: self.result })
+        Some(Sample { pos: self.pos, score, result: self.result, noisy: self.noisy })
+    }
+}
+
+/// Which positions a reader passes on. The default keeps what `datagen` records without
+/// `--all-positions`: quiet positions (not in check, the searched move neither a capture
+/// nor a promotion) from every ply.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Filter {
+    /// Keep positions whose searched move captures or promotes ([`Sample::noisy`]).
+    pub keep_noisy: bool,
+    /// Keep positions where the side to move is in check.
+    pub keep_checks: bool,
+    /// Pass over positions before this game ply (0 is White's first move; see
+    /// [`game_ply`]).
+    pub min_ply: u32,
+}
+
+impl Default for Filter {
+    fn default() -> Filter {
+        Filter::QUIET
+    }
+}
+
+impl Filter {
+    /// The default: quiet positions from every ply.
+    pub const QUIET: Filter = Filter { keep_noisy: false, keep_checks: false, min_ply: 0 };
+
+    /// Why `filter` passes over this position, if it does: counted in `skipped`.
+    fn passes_over(&self, pos: &Position, noisy: bool, skipped: &mut Skipped) -> bool {
+        if noisy && !self.keep_noisy {
+            skipped.noisy += 1;
+        } else if !self.keep_checks && pos.in_check() {
+            skipped.check += 1;
+        } else if game_ply(pos) < self.min_ply {
+            skipped.early += 1;
+        } else {
+            return false;
+        }
+        true
     }
 }
 
@@ -91,12 +137,29 @@ pub struct Skipped {
     pub unreadable: u64,
     /// Positions with a mate score.
     pub mate: u64,
+    /// Positions whose searched move captures or promotes, passed over by the [`Filter`].
+    pub noisy: u64,
+    /// Positions in check, passed over by the [`Filter`].
+    pub check: u64,
+    /// Positions before the [`Filter`]'s first ply.
+    pub early: u64,
 }
 
 impl Skipped {
     /// All of them.
     pub fn total(&self) -> u64 {
-        self.unreadable + self.mate
+        self.unreadable + self.mate + self.noisy + self.check + self.early
+    }
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} unreadable, {} with a mate score, {} where the searched move captures or \
+             promotes, {} in check, {} before the first ply kept",
+            self.unreadable, self.mate, self.noisy, self.check, self.early
+        )
     }
 }
 
@@ -113,6 +176,7 @@ pub struct DataReader {
     /// Records or lines read so far (numbering starts at 1).
     number: u64,
     skipped: Skipped,
+    filter: Filter,
 }
 
 impl DataReader {
@@ -151,7 +215,13 @@ impl DataReader {
             form,
             number: 0,
             skipped: Skipped::default(),
+            filter: Filter::default(),
         })
+    }
+
+    /// The reader with `filter` in place of the default one.
+    pub fn with_filter(self, filter: Filter) -> DataReader {
+        DataReader { filter, ..self }
     }
 
     /// The file read.
@@ -210,10 +280,12 @@ impl DataReader {
                 for (number, r) in got {
                     match r {
                         Ok(s) if (s.score as i32).abs() >= MATE_BOUND => self.skipped.mate += 1,
+                        Ok(s) if self.filter.passes_over(&s.pos, s.noisy, &mut self.skipped) => {}
                         Ok(s) => out.push(Labelled {
                             pos: s.pos,
                             score: Some(s.score),
                             result: s.result,
+                            noisy: s.noisy,
                         }),
                         Err(data::DataError::Io(e)) => {
                             return Err(io::Error::new(
@@ -263,12 +335,15 @@ impl DataReader {
                 for (number, r) in parsed {
                     match r {
                         Ok((_, Some(s), _)) if s.abs() >= MATE_BOUND => self.skipped.mate += 1,
+                        Ok((pos, _, _))
+                            if self.filter.passes_over(&pos, false, &mut self.skipped) => {}
                         Ok((pos, score, result)) => match score.map(i16::try_from) {
                             Some(Err(_)) => self.bad("line", number, &"score out of range"),
                             score => out.push(Labelled {
                                 pos,
                                 score: score.map(|s| s.expect("checked above")),
                                 result,
+                                noisy: false,
                             }),
                         },
                         Err(e) => self.bad("line", number, &e),
@@ -302,7 +377,8 @@ mod tests {
         let mut bytes = Vec::new();
         for l in lines {
             let (pos, score, result) = data::parse_text_line(l, Variant::Crazyhouse).unwrap();
-            let sample = Sample { pos, score: score.unwrap().clamp(-32000, 32000) as i16, result };
+            let score = score.unwrap().clamp(-32000, 32000) as i16;
+            let sample = Sample { pos, score, result, noisy: false };
             bytes.extend_from_slice(&data::encode(&sample).unwrap());
         }
         let header = Header::new(Variant::Crazyhouse, crate::tools::datafile::Source::Text);
@@ -315,7 +391,7 @@ mod tests {
         };
         let (from_text, skipped_text) = read(&text);
         let (from_records, skipped_records) = read(&records);
-        let one_mate = Skipped { unreadable: 0, mate: 1 };
+        let one_mate = Skipped { mate: 1, ..Skipped::default() };
         assert_eq!((skipped_text, skipped_records), (one_mate, one_mate));
         assert_eq!(from_text.len(), 3);
         assert_eq!(from_records.len(), 3);
@@ -348,7 +424,7 @@ mod tests {
         assert_eq!(out[0].pos.hand(crate::core::Color::White).count(crate::core::Role::Knight), 2);
         assert_eq!((out[1].score, out[1].result), (None, 1.0));
         assert!(out[1].clone().scored().is_none());
-        assert_eq!(r.skipped(), Skipped { unreadable: 3, mate: 1 });
+        assert_eq!(r.skipped(), Skipped { unreadable: 3, mate: 1, ..Skipped::default() });
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -363,7 +439,7 @@ mod tests {
         assert!(err.to_string().contains("directory"), "{err}");
         let legacy = dir.join("old.bin");
         let pos = Position::startpos(Variant::Crazyhouse);
-        let rec = data::encode(&Sample { pos, score: 3, result: 1.0 }).unwrap();
+        let rec = data::encode(&Sample { pos, score: 3, result: 1.0, noisy: false }).unwrap();
         std::fs::write(&legacy, [rec, rec].concat()).unwrap();
         let err = DataReader::open(&legacy, Variant::Crazyhouse).err().expect("refused");
         assert!(err.to_string().contains("--convert-legacy"), "{err}");

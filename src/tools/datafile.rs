@@ -25,8 +25,13 @@
 //! | 33 | 1 | source: 0 self-play (datagen), 1 converted text, 2 converted headerless records |
 //! | 34 | 2 | zero |
 //! | 36 | 4 | number of runs |
-//! | 40 | 48 each | runs: seed u64, games u64, limit kind u8 (1 nodes, 2 depth), 3 zero bytes, random plies u32, limit u64, evaluation u64 (0 the hand-written one, else the network's identity, [`crate::nnue::Network::identity`]), openings u64 (0 none, else FNV-1a of the opening file's bytes) |
+//! | 40 | 48 each | runs: seed u64, games u64, limit kind u8 (1 nodes, 2 depth), positions recorded u8 (0 quiet ones only, 1 all: `--all-positions`), 2 zero bytes, random plies u32, limit u64, evaluation u64 (0 the hand-written one, else the network's identity, [`crate::nnue::Network::identity`]), openings u64 (0 none, else FNV-1a of the opening file's bytes) |
 //! | `SLOT_BYTES - 8` | 8 | FNV-1a of the slot's bytes before it |
+//!
+//! Version 2 added the positions-recorded byte (and the flag of noisy positions in the
+//! records, [`crate::nnue::data`]); in version 1 it is 0, so version 1 files read as quiet
+//! data. A file this build writes to gets version 2; older builds refuse it by its version
+//! instead of misreading it.
 //!
 //! Bytes after the records the header vouches for are a game torn by a crash: datagen cuts
 //! them off when it resumes (it wrote them), readers ignore them.
@@ -43,8 +48,10 @@ use crate::tools::file_error;
 
 /// First bytes of a data file's header slot.
 pub const MAGIC: [u8; 8] = [0x89, b'M', b'H', b'D', b'A', b'T', b'A', 0x1a];
-/// Header format version.
-pub const VERSION: u32 = 1;
+/// Header format version this build writes.
+pub const VERSION: u32 = 2;
+/// The oldest header version this build reads.
+pub const OLDEST_VERSION: u32 = 1;
 /// Bytes of one header slot.
 pub const SLOT_BYTES: usize = 8192;
 /// Bytes before the first record: two slots.
@@ -100,6 +107,28 @@ pub enum Limit {
     Depth(u64),
 }
 
+/// Which of its searched positions a run records.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// Quiet ones only: not in check, and the move played neither captures nor promotes.
+    Quiet,
+    /// Every searched position, the noisy ones flagged ([`crate::nnue::data::Sample::noisy`]).
+    All,
+}
+
+impl Recorded {
+    const fn code(self) -> u8 {
+        match self {
+            Recorded::Quiet => 0,
+            Recorded::All => 1,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<Recorded> {
+        [Recorded::Quiet, Recorded::All].into_iter().find(|r| r.code() == c)
+    }
+}
+
 /// The settings that shape a run's data: two runs with equal settings make data of one kind.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -111,6 +140,8 @@ pub struct Settings {
     pub eval: u64,
     /// The opening file: 0 none (the start position), else FNV-1a of its bytes.
     pub openings: u64,
+    /// Which positions are recorded.
+    pub recorded: Recorded,
 }
 
 impl fmt::Display for Settings {
@@ -125,8 +156,12 @@ impl fmt::Display for Settings {
             id => write!(f, "network {id:016x}")?,
         }
         match self.openings {
-            0 => write!(f, ", no opening file"),
-            id => write!(f, ", openings {id:016x}"),
+            0 => write!(f, ", no opening file")?,
+            id => write!(f, ", openings {id:016x}")?,
+        }
+        match self.recorded {
+            Recorded::Quiet => Ok(()),
+            Recorded::All => write!(f, ", --all-positions"),
         }
     }
 }
@@ -155,6 +190,8 @@ pub struct Header {
     pub runs: Vec<Run>,
     /// Sequence number of the slot it was read from (or will be written as).
     sequence: u64,
+    /// Version of the slot it was read from (a header written by this build: [`VERSION`]).
+    version: u32,
 }
 
 /// Why a file is not a data file this tool can use.
@@ -215,7 +252,7 @@ fn variant_code(v: Variant) -> u8 {
 impl Header {
     /// A header for a new file without records.
     pub fn new(variant: Variant, source: Source) -> Header {
-        Header { variant, source, data_bytes: 0, runs: Vec::new(), sequence: 0 }
+        Header { variant, source, data_bytes: 0, runs: Vec::new(), sequence: 0, version: VERSION }
     }
 
     /// Records the header vouches for.
@@ -247,6 +284,7 @@ impl Header {
             e[0..8].copy_from_slice(&r.seed.to_le_bytes());
             e[8..16].copy_from_slice(&r.games.to_le_bytes());
             e[16] = kind;
+            e[17] = r.settings.recorded.code();
             e[20..24].copy_from_slice(&r.settings.random_plies.to_le_bytes());
             e[24..32].copy_from_slice(&limit.to_le_bytes());
             e[32..40].copy_from_slice(&r.settings.eval.to_le_bytes());
@@ -266,8 +304,9 @@ impl Header {
         if u64_at(SLOT_BYTES - 8) != fnv1a(&b[..SLOT_BYTES - 8]) {
             return Err("checksum");
         }
-        if u32_at(8) != VERSION {
-            return Err("a header version this build does not read");
+        let version = u32_at(8);
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
+            return Err("a header version this build does not read: made by a newer Madhouse?");
         }
         if u32_at(12) as usize != RECORD_BYTES {
             return Err("record size");
@@ -286,6 +325,12 @@ impl Header {
                 2 => Limit::Depth(u64_at(o + 24)),
                 _ => return Err("run limit"),
             };
+            let recorded = match Recorded::from_code(b[o + 17]) {
+                // Version 1 had no such byte (it was zero).
+                Some(Recorded::All) if version < 2 => None,
+                r => r,
+            }
+            .ok_or("run positions recorded")?;
             runs.push(Run {
                 seed: u64_at(o),
                 games: u64_at(o + 8),
@@ -294,6 +339,7 @@ impl Header {
                     random_plies: u32_at(o + 20),
                     eval: u64_at(o + 32),
                     openings: u64_at(o + 40),
+                    recorded,
                 },
             });
         }
@@ -301,7 +347,7 @@ impl Header {
         if data_bytes % RECORD_BYTES as u64 != 0 {
             return Err("data length");
         }
-        Ok(Header { variant, source, data_bytes, runs, sequence: u64_at(16) })
+        Ok(Header { variant, source, data_bytes, runs, sequence: u64_at(16), version })
     }
 
     /// Reads the header of `file` and checks the file holds what it vouches for.
@@ -346,6 +392,7 @@ impl Header {
     /// copy, and syncs it: the other slot still holds the previous header.
     pub fn write(&mut self, file: &mut File) -> io::Result<()> {
         self.sequence += 1;
+        self.version = VERSION;
         let slot = (self.sequence % 2) * SLOT_BYTES as u64;
         file.seek(SeekFrom::Start(slot))?;
         file.write_all(&self.encode())?;
@@ -363,7 +410,7 @@ impl Header {
 
 impl fmt::Display for Header {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "format       Madhouse data file, header version {VERSION}")?;
+        writeln!(f, "format       Madhouse data file, header version {}", self.version)?;
         writeln!(f, "variant      {}", self.variant.name())?;
         write!(f, "source       {}", self.source)?;
         for r in &self.runs {
@@ -420,7 +467,13 @@ mod tests {
     }
 
     fn settings(nodes: u64) -> Settings {
-        Settings { limit: Limit::Nodes(nodes), random_plies: 2, eval: 7, openings: 9 }
+        Settings {
+            limit: Limit::Nodes(nodes),
+            random_plies: 2,
+            eval: 7,
+            openings: 9,
+            recorded: Recorded::Quiet,
+        }
     }
 
     #[test]
@@ -460,6 +513,37 @@ mod tests {
         let _ = std::fs::remove_file(&path);
     }
 
+    /// A slot of `header` as `version` would have it, with `recorded_byte` for its first
+    /// run and the checksum made good.
+    fn slot_as(header: &Header, version: u32, recorded_byte: u8) -> Vec<u8> {
+        let mut b = header.encode().to_vec();
+        b[8..12].copy_from_slice(&version.to_le_bytes());
+        b[RUNS_AT + 17] = recorded_byte;
+        let sum = fnv1a(&b[..SLOT_BYTES - 8]);
+        b[SLOT_BYTES - 8..].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn version_1_headers_read_as_quiet_data_and_newer_ones_are_refused() {
+        let mut h = Header::new(Variant::Crazyhouse, Source::SelfPlay);
+        let all = Settings { recorded: Recorded::All, ..settings(5000) };
+        h.runs.push(Run { seed: 1, games: 4, settings: all });
+        // This build writes version 2 and the byte.
+        let b = h.encode();
+        assert_eq!((u32::from_le_bytes(b[8..12].try_into().unwrap()), b[RUNS_AT + 17]), (2, 1));
+        assert_eq!(Header::decode(&b).unwrap().runs[0].settings.recorded, Recorded::All);
+        // Version 1, where the byte was always zero: quiet data.
+        let v1 = Header::decode(&slot_as(&h, 1, 0)).unwrap();
+        assert_eq!((v1.version, v1.runs[0].settings.recorded), (1, Recorded::Quiet));
+        assert!(v1.to_string().contains("header version 1"), "{v1}");
+        // A version 1 header claiming all positions, an unknown code, a newer version.
+        assert_eq!(Header::decode(&slot_as(&h, 1, 1)), Err("run positions recorded"));
+        assert_eq!(Header::decode(&slot_as(&h, 2, 2)), Err("run positions recorded"));
+        let newer = Header::decode(&slot_as(&h, 3, 1)).unwrap_err();
+        assert!(newer.contains("newer Madhouse"), "{newer}");
+    }
+
     #[test]
     fn foreign_empty_short_and_legacy_files_are_told_apart() {
         let path = temp("f.bin");
@@ -469,7 +553,7 @@ mod tests {
         std::fs::write(&path, b"some notes\nand more\n").unwrap();
         assert!(matches!(Header::read(&mut open(&path)), Err(HeaderError::NotData)));
         let pos = crate::core::Position::startpos(Variant::Crazyhouse);
-        let sample = crate::nnue::data::Sample { pos, score: 12, result: 0.5 };
+        let sample = crate::nnue::data::Sample { pos, score: 12, result: 0.5, noisy: false };
         let rec = crate::nnue::data::encode(&sample).unwrap();
         std::fs::write(&path, [rec, rec].concat()).unwrap();
         assert!(matches!(Header::read(&mut open(&path)), Err(HeaderError::Legacy)));

@@ -198,10 +198,7 @@ fn load(cfg: &TuneConfig) -> std::io::Result<Vec<Features>> {
     }
     let skipped = reader.skipped();
     if skipped.total() > 0 {
-        eprintln!(
-            "tune: {}: left out {} unreadable positions and {} with a mate score",
-            cfg.data, skipped.unreadable, skipped.mate
-        );
+        eprintln!("tune: {}: left out {skipped}", cfg.data);
     }
     Ok(items)
 }

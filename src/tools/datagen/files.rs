@@ -77,7 +77,7 @@ pub fn convert_text(input: &Path, out: &Path, variant: Variant) -> io::Result<Co
             }
             let score = i16::try_from(score)
                 .map_err(|_| DataError::Text(format!("score {score} out of range")))?;
-            encode(&Sample { pos, score, result }).map(Some)
+            encode(&Sample { pos, score, result, noisy: false }).map(Some)
         });
         match record {
             Ok(Some(r)) => {
@@ -232,6 +232,10 @@ pub struct FileInfo {
     pub mate_scores: u64,
     /// Records with any piece in a pocket.
     pub with_pockets: u64,
+    /// Records whose searched move captures or promotes (`--all-positions` data only).
+    pub noisy: u64,
+    /// Records in check, and not noisy (`--all-positions` data only).
+    pub in_check: u64,
     /// Sum of scores and of squared scores (mean and spread).
     sum: f64,
     sum_sq: f64,
@@ -259,6 +263,11 @@ impl FileInfo {
         }
         if !s.pos.hand(Color::White).is_empty() || !s.pos.hand(Color::Black).is_empty() {
             self.with_pockets += 1;
+        }
+        if s.noisy {
+            self.noisy += 1;
+        } else if s.pos.in_check() {
+            self.in_check += 1;
         }
         self.sum += score as f64;
         self.sum_sq += (score as f64).powi(2);
@@ -332,6 +341,13 @@ impl fmt::Display for FileInfo {
             f,
             "pockets      {:.1}% of positions hold a piece in hand",
             pct(self.with_pockets)
+        )?;
+        writeln!(
+            f,
+            "not quiet    {:.1}% the searched move captures or promotes, {:.1}% in check \
+             (train skips both unless --keep-captures, --keep-checks)",
+            pct(self.noisy),
+            pct(self.in_check)
         )?;
         write!(f, "ply          mean {:.1}, max {}", self.ply_sum as f64 / n, self.max_ply)
     }

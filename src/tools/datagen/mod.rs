@@ -3,7 +3,10 @@
 //! Each thread plays games against itself with its own single-threaded engine at a fixed
 //! node count or depth, and records quiet positions (see [`is_recordable`]) with the
 //! search's score (white's view) and the game's result in the binary record format
-//! ([`crate::nnue::data`]). [`files`] converts text data and summarises record files.
+//! ([`crate::nnue::data`]). With `all_positions` (`--all-positions`) it records every
+//! searched position instead, flagging those whose move captures or promotes, so that the
+//! trainer can choose which to use: the searches are the same either way, so the extra
+//! positions cost only file space. [`files`] converts text data and summarises record files.
 //!
 //! # Openings
 //!
@@ -61,7 +64,9 @@ use crate::rng::Rng;
 use crate::score::MATE_BOUND;
 use crate::search::Silent;
 use crate::time::Limits;
-use crate::tools::datafile::{Header, Limit, Run, Settings, Source, HEADER_BYTES, MAX_RUNS};
+use crate::tools::datafile::{
+    Header, Limit, Recorded, Run, Settings, Source, HEADER_BYTES, MAX_RUNS,
+};
 use crate::tools::file_error;
 use crate::tools::progress::{format_duration, seconds_left, Meter};
 
@@ -112,6 +117,8 @@ pub struct DatagenConfig {
     /// Identity of the opening file ([`crate::tools::datafile::openings_identity`]), 0 for
     /// none.
     pub openings_identity: u64,
+    /// Record every searched position, not only the quiet ones (see the module docs).
+    pub all_positions: bool,
     /// Add this seed as a new run to a file that holds other seeds.
     pub add_seed: bool,
     /// Add a run whose settings differ from the file's other runs.
@@ -129,6 +136,7 @@ impl DatagenConfig {
             random_plies: self.random_plies as u32,
             eval: self.network.as_ref().map_or(0, |n| n.identity()),
             openings: self.openings_identity,
+            recorded: if self.all_positions { Recorded::All } else { Recorded::Quiet },
         }
     }
 }
@@ -161,7 +169,13 @@ pub fn shard_name(variant: Variant, seed: u64) -> String {
 /// neither a capture nor a promotion (the static position would misjudge the exchange that
 /// is under way).
 pub fn is_recordable(pos: &Position, best: Move) -> bool {
-    !pos.in_check() && !pos.is_capture(best) && best.promotion_role().is_none()
+    !pos.in_check() && !is_noisy(pos, best)
+}
+
+/// Does the move the search played capture or promote? Such a position is recorded only
+/// with `--all-positions`, flagged ([`Sample::noisy`]).
+pub fn is_noisy(pos: &Position, best: Move) -> bool {
+    pos.is_capture(best) || best.promotion_role().is_some()
 }
 
 /// Reads an opening file: EPD lines (`hmvc`/`fmvn` operations give the move counters) or
@@ -266,7 +280,7 @@ fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameRecord
         return rec;
     };
     let mut next = Some(first);
-    let mut kept: Vec<(Position, i16)> = Vec::new();
+    let mut kept: Vec<(Position, i16, bool)> = Vec::new();
     let mut decisive_streak = 0;
     let result: f32 = loop {
         if let Some(r) = game.result() {
@@ -287,8 +301,9 @@ fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameRecord
         if decisive_streak >= DECISIVE_PLIES {
             break if white_score > 0 { 1.0 } else { 0.0 };
         }
-        if is_recordable(pos, best) {
-            kept.push((pos.clone(), white_score.clamp(-i16::MAX as i32, i16::MAX as i32) as i16));
+        if cfg.all_positions || is_recordable(pos, best) {
+            let score = white_score.clamp(-i16::MAX as i32, i16::MAX as i32) as i16;
+            kept.push((pos.clone(), score, is_noisy(pos, best)));
         }
         game.push(best);
     };
@@ -300,10 +315,10 @@ fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameRecord
         2
     });
     rec.bytes.reserve(kept.len() * RECORD_BYTES);
-    for (pos, score) in kept {
+    for (pos, score, noisy) in kept {
         // Only a position with more than 32 pieces on the board (from an opening file with
         // extra pieces) fails to encode; it is left out.
-        if let Ok(r) = encode(&Sample { pos, score, result }) {
+        if let Ok(r) = encode(&Sample { pos, score, result, noisy }) {
             rec.bytes.extend_from_slice(&r);
             rec.positions += 1;
         }
@@ -616,6 +631,7 @@ mod tests {
             variant: Variant::Crazyhouse,
             network: None,
             openings_identity: 0,
+            all_positions: false,
             add_seed: false,
             allow_mixed_settings: false,
         };

@@ -175,11 +175,8 @@ pub fn load(
         let skipped = src.skipped();
         if skipped.total() + unscored > 0 {
             eprintln!(
-                "train: {}: skipped {} unreadable, {} with a mate score, {} without a score",
-                src.path().display(),
-                skipped.unreadable,
-                skipped.mate,
-                unscored
+                "train: {}: skipped {skipped}, {unscored} without a score",
+                src.path().display()
             );
         }
     }

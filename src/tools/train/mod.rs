@@ -2,8 +2,10 @@
 //! CPU (rayon), then quantises it and writes the network file.
 //!
 //! - Data: record files or text lines through the one reader ([`crate::tools::data`]);
-//!   positions without a score or with a mate score are skipped. After reading, each position is kept only as its compact list
-//!   of White-perspective feature indices (Black's are [`features::mirror`]s of them), its
+//!   positions without a score or with a mate score are skipped, and those the run's
+//!   [`Filter`] passes over (by default: in check, or the searched move a capture or a
+//!   promotion). After reading, each position is kept only as its compact list of
+//!   White-perspective feature indices (Black's are [`features::mirror`]s of them), its
 //!   side to move, score and result: about 90 bytes a position, so tens of millions fit.
 //! - Model: the float twin of the inference network (same features, SCReLU, the side to
 //!   move's half first), so quantisation changes the output only by rounding. With
@@ -23,7 +25,8 @@
 //! lowest for K between 400 and 500 (0.17337 at 400, 0.17336 at 500, 0.1764 at 300; the
 //! trainer's own fit on a 661k-position snapshot says 454). 400 also equals `SCALE`, so the
 //! network's raw output 1.0 means a 73% expectation, as a 400 cp search score does. The
-//! trainer prints the best K for the data it reads, so a change of the search's scale shows.//!
+//! trainer prints the best K for the data it reads, so a change of the search's scale shows.
+//!
 //! The files: `dataset.rs` (positions in compact form, the validation split, the K fit),
 //! `float.rs` (the float network, its forward and backward passes, quantisation),
 //! `optim.rs` (Adam and the checkpoint), `quant.rs` (the quantisation check), and this file,
@@ -50,7 +53,7 @@ use crate::core::Variant;
 use crate::nnue::features::KING_BUCKET_COUNTS;
 use crate::nnue::{InputLayout, NnueError, HIDDEN_ALIGN, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
 use crate::rng::Rng;
-use crate::tools::data::DataReader;
+use crate::tools::data::{DataReader, Filter};
 use crate::tools::output::check_writable;
 use crate::tools::progress::{format_duration, seconds_left, Meter};
 use float::{Scratch, FT_CLIP, OUT_CLIP};
@@ -92,6 +95,9 @@ pub const DEFAULT_BUCKET_LR: f32 = 1.0;
 /// fine-tuning a network on far fewer games than trained it, where the input rows, most of
 /// the parameters, fit the new games instead of crazyhouse (0: only the output layer moves).
 pub const DEFAULT_INPUT_LR: f32 = 1.0;
+/// Positions before this game ply are not trained on (the data's own filter, see
+/// [`Filter::QUIET`]).
+pub const DEFAULT_MIN_PLY: u32 = Filter::QUIET.min_ply;
 
 /// Settings of a training run.
 #[derive(Clone, Debug)]
@@ -148,6 +154,9 @@ pub struct TrainConfig {
     /// Also train on each position without castling rights mirrored left to right (see
     /// [`load`]).
     pub mirror_files: bool,
+    /// Which positions of the data are trained on (the default: what datagen records
+    /// without `--all-positions`).
+    pub filter: Filter,
 }
 
 impl TrainConfig {
@@ -186,6 +195,7 @@ impl TrainConfig {
             threads: 0,
             seed: DEFAULT_SEED,
             mirror_files: false,
+            filter: Filter::default(),
         }
     }
 }
@@ -370,7 +380,7 @@ fn train_in_pool(cfg: &TrainConfig) -> io::Result<TrainReport> {
     let mut sources = Vec::new();
     for path in &crate::tools::data::expand_paths(&cfg.data)? {
         // The reader's errors name the file.
-        sources.push(DataReader::open(path, cfg.variant)?);
+        sources.push(DataReader::open(path, cfg.variant)?.with_filter(cfg.filter));
     }
     // The files the run resumes from and writes, before the data (minutes of loading for a
     // large set) rather than after.

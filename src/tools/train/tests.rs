@@ -7,7 +7,7 @@ use crate::core::{Color, Position, Role};
 use crate::nnue::data::Sample;
 use crate::nnue::features::{self, BOARD_FEATURES, INPUTS};
 use crate::nnue::{Accumulator, InputLayout, Network, QA, QB};
-use crate::tools::data::DataReader;
+use crate::tools::data::{DataReader, Filter};
 use std::fs::File;
 use std::io::Write;
 
@@ -38,7 +38,12 @@ fn synthetic(n: usize, seed: u64) -> Vec<Sample> {
                 s if s < -150 => 0.0,
                 _ => 0.5,
             };
-            out.push(Sample { pos: pos.clone(), score: score.clamp(-3000, 3000) as i16, result });
+            out.push(Sample {
+                pos: pos.clone(),
+                score: score.clamp(-3000, 3000) as i16,
+                result,
+                noisy: false,
+            });
         }
     }
     out.truncate(n);
@@ -203,8 +208,13 @@ fn small_config(dir: &Path, data: &Path) -> TrainConfig {
     cfg.lr_end = 0.001;
     cfg.validation = 0.1;
     cfg.threads = 2;
+    // The random games hold positions in check, which the default filter passes over.
+    cfg.filter = TEST_FILTER;
     cfg
 }
+
+/// Every position of the synthetic data is trained on.
+const TEST_FILTER: Filter = Filter { keep_checks: true, ..Filter::QUIET };
 
 fn write_text(path: &Path, samples: &[Sample]) {
     let mut f = std::io::BufWriter::new(File::create(path).unwrap());
@@ -284,12 +294,23 @@ fn trains_resumes_and_quantises_within_rounding() {
     assert!(last < 0.7 * first, "validation loss {first} -> {last}: not learning");
     let straight = std::fs::read(&cfg.out).unwrap();
 
+    // The default filter: the positions in check are passed over.
+    let quiet = synthetic(6000, 11).iter().filter(|s| !s.pos.in_check()).count();
+    assert!(quiet < 6000);
+    let mut default_filter = small_config(&dir, &data_path);
+    (default_filter.filter, default_filter.epochs) = (Filter::default(), 1);
+    default_filter.out = dir.join("quiet.nnue");
+    default_filter.checkpoint = dir.join("quiet.ckpt");
+    let r = train(&default_filter).unwrap();
+    assert_eq!(r.train_positions + r.validation_positions, quiet);
+
     // Two epochs, then resume for the other two: the same network.
     let mut half = small_config(&dir, &data_path);
     half.out = dir.join("half.nnue");
     half.checkpoint = dir.join("half.ckpt");
     // Run the first two of the four epochs by hand (the schedule depends on the total).
-    let mut sources = vec![DataReader::open(&data_path, Variant::Crazyhouse).unwrap()];
+    let mut sources =
+        vec![DataReader::open(&data_path, Variant::Crazyhouse).unwrap().with_filter(TEST_FILTER)];
     let (tr, _) = load(&mut sources, 0, half.validation, half.seed, false).unwrap();
     let mut net = FloatNet::random(32, half.buckets, InputLayout::PLAIN, half.seed);
     let len = net.params.len();
@@ -494,7 +515,8 @@ fn trains_with_king_buckets_and_quantises_within_rounding() {
     cfg.epochs = 3;
     let report = train(&cfg).unwrap();
     // The network the run starts from (the same seed), on the same held-out positions.
-    let mut sources = vec![DataReader::open(&data_path, Variant::Crazyhouse).unwrap()];
+    let mut sources =
+        vec![DataReader::open(&data_path, Variant::Crazyhouse).unwrap().with_filter(TEST_FILTER)];
     let (_, val) = load(&mut sources, 0, cfg.validation, cfg.seed, false).unwrap();
     let start = FloatNet::random(32, cfg.buckets, layout(8, false), cfg.seed);
     let before = start.loss(&val, cfg.k, cfg.lambda);
