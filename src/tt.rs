@@ -11,6 +11,16 @@
 //! # Layout
 //! Clusters of four entries fill one 64-byte cache line. `data` packs, from bit 0: move (16),
 //! score (16, signed), static eval (16, signed), depth (8), bound (2), PV flag (1), age (5).
+//!
+//! # Memory
+//! Every probe lands on a random cache line of the table, so with 4 KB pages nearly every
+//! probe also misses the TLB, and a page walk (dearer still in a virtual machine) stalls the
+//! prefetch that should hide the probe's latency. On Linux the table asks for transparent huge
+//! pages (`madvise`), which kernels set to `madvise` (a common default) grant on request:
+//! measured on this project's development machine (a VM, 16 MB table), `bench 12` searched
+//! about 10% more nodes a second (`scripts/nps_pair.py`, three sets of 6, 8 and 6 pairs:
+//! +11%, +9%, +9%). Elsewhere, or if the kernel refuses, the table works the same with
+//! ordinary pages.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
@@ -143,6 +153,41 @@ fn unpack(data: u64) -> TtEntry {
     }
 }
 
+/// Asks the kernel to back `[start, start + bytes)` with transparent huge pages where it can
+/// (see the module docs). Only advice: the memory and its contents are unchanged whether or
+/// not the kernel follows it, so a refusal is ignored.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64", target_arch = "arm")
+))]
+fn advise_huge_pages(start: *mut u8, bytes: usize) {
+    /// `MADV_HUGEPAGE` on these architectures (Linux's asm-generic value).
+    const MADV_HUGEPAGE: i32 = 14;
+    /// The advice applies to whole pages: the range is shrunk to the 4 KB pages inside it.
+    const PAGE: usize = 4096;
+    extern "C" {
+        fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
+    }
+    let first = (start as usize).next_multiple_of(PAGE);
+    let end = (start as usize).saturating_add(bytes) & !(PAGE - 1);
+    if end > first {
+        // SAFETY: `[first, end)` lies inside the allocation that `start` begins, which the
+        // caller owns; `madvise(MADV_HUGEPAGE)` only marks the range as wanting huge pages and
+        // neither unmaps it nor changes its contents, and its only failure is an error code.
+        let refused = unsafe { madvise(first as *mut u8, end - first, MADV_HUGEPAGE) } != 0;
+        if refused {
+            log::debug!("transposition table: the kernel declined huge pages");
+        }
+    }
+}
+
+/// No huge-page advice on this platform (see the module docs).
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64", target_arch = "arm")
+)))]
+fn advise_huge_pages(_start: *mut u8, _bytes: usize) {}
+
 fn age_of(data: u64) -> u8 {
     (data >> 59) as u8 & AGE_MASK
 }
@@ -152,7 +197,9 @@ impl TranspositionTable {
     pub fn new(mb: usize) -> TranspositionTable {
         let bytes = mb.max(1).saturating_mul(1024 * 1024);
         let n = (bytes / std::mem::size_of::<Cluster>()).max(1);
-        let mut clusters = Vec::new();
+        let mut clusters: Vec<Cluster> = Vec::with_capacity(n);
+        // Advised before the first write, so that the pages are faulted in huge.
+        advise_huge_pages(clusters.as_mut_ptr().cast(), n * std::mem::size_of::<Cluster>());
         clusters.resize_with(n, Cluster::default);
         TranspositionTable { clusters, age: AtomicU8::new(0) }
     }
