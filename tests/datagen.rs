@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use common::{playout, start_positions, Rng};
 use madhouse::core::{Color, Position, Variant};
+use madhouse::nnue::data::game_ply;
 use madhouse::score::MATE_BOUND;
 use madhouse::tools::data::{DataReader, Filter, Skipped};
 use madhouse::tools::datafile::{Header, HEADER_BYTES};
@@ -330,13 +331,32 @@ fn all_positions_adds_the_noisy_ones_and_the_default_filter_takes_them_out_again
     // flagged noisy nor in check, in the same order.
     let dir = temp_dir("all");
     let (quiet, all) = (dir.join("quiet.bin"), dir.join("all.bin"));
-    datagen::run(&config(&quiet, 6, 31)).unwrap();
-    datagen::run(&DatagenConfig { all_positions: true, ..config(&all, 6, 31) }).unwrap();
+    let run = |out: &Path, all_positions: bool| {
+        datagen::run(&DatagenConfig { all_positions, ..config(out, 6, 31) }).unwrap();
+    };
+    run(&quiet, false);
+    run(&all, true);
     let (q, a) = (records_of(&quiet), records_of(&all));
     let noisy = a.iter().filter(|s| s.noisy).count() as u64;
     let checks = a.iter().filter(|s| !s.noisy && s.pos.in_check()).count() as u64;
     assert!(!q.is_empty() && noisy > 0 && checks > 0, "{} {noisy} {checks}", q.len());
     assert!(q.iter().all(|s| !s.noisy && !s.pos.in_check()));
+    // The flag, checked against the next record of the same game (the next ply; every
+    // position is recorded): a capture puts a piece in the mover's pocket, a promotion adds a
+    // promoted piece of the mover's to the board, and no other move does either.
+    let mut pairs = 0;
+    for (x, y) in a.iter().zip(&a[1..]) {
+        if game_ply(&y.pos) != game_ply(&x.pos) + 1 {
+            continue;
+        }
+        let mover = x.pos.turn();
+        let promoted = |p: &Position| (p.promoted() & p.us(mover)).count();
+        let captured = y.pos.hand(mover).total() > x.pos.hand(mover).total();
+        let promotes = promoted(&y.pos) > promoted(&x.pos);
+        assert_eq!(x.noisy, captured || promotes, "{} then {}", x.pos.fen(), y.pos.fen());
+        pairs += 1;
+    }
+    assert!(pairs > a.len() / 2, "{pairs} of {}", a.len());
     let quiet_part: Vec<&Sample> = a.iter().filter(|s| !s.noisy && !s.pos.in_check()).collect();
     assert_eq!(quiet_part, q.iter().collect::<Vec<_>>());
     // The header says which kind of run made each file.

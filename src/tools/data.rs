@@ -115,7 +115,8 @@ impl Filter {
     /// The default: quiet positions from every ply.
     pub const QUIET: Filter = Filter { keep_noisy: false, keep_checks: false, min_ply: 0 };
 
-    /// Why `filter` passes over this position, if it does: counted in `skipped`.
+    /// Does the filter pass over this position? If it does, the reason is counted in
+    /// `skipped`.
     fn passes_over(&self, pos: &Position, noisy: bool, skipped: &mut Skipped) -> bool {
         if noisy && !self.keep_noisy {
             skipped.noisy += 1;

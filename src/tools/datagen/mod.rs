@@ -605,6 +605,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn noisy_moves_are_captures_and_promotions() {
+        // White: a pawn on b7 that can promote on b8 or take on a8 or c8, a knight that can
+        // take on d5, a knight in hand. Black: a rook on a8, a pawn on d5.
+        let pos =
+            Position::from_fen("r1b1k3/1P6/8/3p4/8/2N5/8/4K3[N] w - - 0 1", Variant::Crazyhouse)
+                .unwrap();
+        let noisy = |uci: &str| is_noisy(&pos, pos.parse_uci(uci).unwrap());
+        // Promotions, with and without a capture, and a capture.
+        for m in ["b7b8q", "b7b8n", "b7a8q", "b7c8r", "c3d5"] {
+            assert!(noisy(m), "{m}");
+        }
+        // A quiet move, a king move and a drop.
+        for m in ["c3e4", "e1d2", "N@f5"] {
+            assert!(!noisy(m), "{m}");
+            assert!(is_recordable(&pos, pos.parse_uci(m).unwrap()), "{m}");
+        }
+        // In check, nothing is recordable without --all-positions, however quiet the move.
+        let check =
+            Position::from_fen("4k3/8/8/8/8/8/8/r3K3[N] w - - 0 1", Variant::Crazyhouse).unwrap();
+        let block = check.parse_uci("N@d1").unwrap();
+        assert!(!is_noisy(&check, block) && !is_recordable(&check, block));
+    }
+
+    #[test]
     fn epd_counters_come_from_the_operations_or_the_fen_fields() {
         let epd = "r1bqkbnr/pppp1ppp/2n5/8/3P4/2N5/PPP2PPP/R1BQKBNR[Pp] b KQkq - hmvc 3; \
                    fmvn 4; ce -87; id \"zh-open-002\";";
