@@ -155,38 +155,42 @@ fn unpack(data: u64) -> TtEntry {
 
 /// Asks the kernel to back `[start, start + bytes)` with transparent huge pages where it can
 /// (see the module docs). Only advice: the memory and its contents are unchanged whether or
-/// not the kernel follows it, so a refusal is ignored.
-#[cfg(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64", target_arch = "arm")
-))]
+/// not the kernel follows it, so a refusal is ignored, and elsewhere than Linux on these
+/// architectures there is nothing to ask.
 fn advise_huge_pages(start: *mut u8, bytes: usize) {
-    /// `MADV_HUGEPAGE` on these architectures (Linux's asm-generic value).
-    const MADV_HUGEPAGE: i32 = 14;
-    /// The advice applies to whole pages: the range is shrunk to the 4 KB pages inside it.
-    const PAGE: usize = 4096;
-    extern "C" {
-        fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
-    }
-    let first = (start as usize).next_multiple_of(PAGE);
-    let end = (start as usize).saturating_add(bytes) & !(PAGE - 1);
-    if end > first {
-        // SAFETY: `[first, end)` lies inside the allocation that `start` begins, which the
-        // caller owns; `madvise(MADV_HUGEPAGE)` only marks the range as wanting huge pages and
-        // neither unmaps it nor changes its contents, and its only failure is an error code.
-        let refused = unsafe { madvise(first as *mut u8, end - first, MADV_HUGEPAGE) } != 0;
-        if refused {
-            log::debug!("transposition table: the kernel declined huge pages");
+    #[cfg(all(
+        target_os = "linux",
+        any(
+            target_arch = "x86_64",
+            target_arch = "x86",
+            target_arch = "aarch64",
+            target_arch = "arm"
+        )
+    ))]
+    {
+        /// `MADV_HUGEPAGE` on these architectures (Linux's asm-generic value).
+        const MADV_HUGEPAGE: i32 = 14;
+        /// The advice applies to whole pages: the range is shrunk to the 4 KB pages inside it.
+        const PAGE: usize = 4096;
+        extern "C" {
+            fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
+        }
+        let first = (start as usize).next_multiple_of(PAGE);
+        let end = (start as usize).saturating_add(bytes) & !(PAGE - 1);
+        if end > first {
+            // SAFETY: `[first, end)` lies inside the allocation that `start` begins, which the
+            // caller owns; `madvise(MADV_HUGEPAGE)` only marks the range as wanting huge pages
+            // and neither unmaps it nor changes its contents, and its only failure is an error
+            // code.
+            let refused = unsafe { madvise(first as *mut u8, end - first, MADV_HUGEPAGE) } != 0;
+            if refused {
+                log::debug!("transposition table: the kernel declined huge pages");
+            }
         }
     }
+    // Nothing to ask on other platforms.
+    let _ = (start, bytes);
 }
-
-/// No huge-page advice on this platform (see the module docs).
-#[cfg(not(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64", target_arch = "arm")
-)))]
-fn advise_huge_pages(_start: *mut u8, _bytes: usize) {}
 
 fn age_of(data: u64) -> u8 {
     (data >> 59) as u8 & AGE_MASK

@@ -11,7 +11,7 @@ use common::{playout, start_positions, Rng};
 use madhouse::core::{Color, Position, Variant};
 use madhouse::nnue::data::game_ply;
 use madhouse::score::MATE_BOUND;
-use madhouse::tools::data::{DataReader, Filter, Skipped};
+use madhouse::tools::data::{DataReader, Filter, Labelled, Skipped};
 use madhouse::tools::datafile::{Header, HEADER_BYTES};
 use madhouse::tools::datagen::files::{convert_legacy, convert_text};
 use madhouse::tools::datagen::{
@@ -264,11 +264,9 @@ fn text_lines_convert_to_records() {
     // The tuner and the trainer read the same positions and results from either file,
     // through the one reader.
     let read_all = |path: &Path| {
-        let mut r = DataReader::open(path, Variant::Crazyhouse).unwrap();
-        let mut out = Vec::new();
-        while r.read_chunk(3, &mut out).unwrap() > 0 {}
+        let (out, skipped) = read_through(path, Filter::default(), 3);
         let items: Vec<(String, f32)> = out.iter().map(|l| (l.pos.fen(), l.result)).collect();
-        (items, r.skipped())
+        (items, skipped)
     };
     let (from_text, text_skipped) = read_all(&input);
     let (from_bin, bin_skipped) = read_all(&out);
@@ -306,6 +304,15 @@ fn config(out: &Path, games: u64, seed: u64) -> DatagenConfig {
         add_seed: false,
         allow_mixed_settings: false,
     }
+}
+
+/// Everything the one reader passes on from `path` under `filter`, read `chunk` positions at a
+/// time, and what it passed over.
+fn read_through(path: &Path, filter: Filter, chunk: usize) -> (Vec<Labelled>, Skipped) {
+    let mut r = DataReader::open(path, Variant::Crazyhouse).unwrap().with_filter(filter);
+    let mut out = Vec::new();
+    while r.read_chunk(chunk, &mut out).unwrap() > 0 {}
+    (out, r.skipped())
 }
 
 /// The records a data file's header vouches for, decoded.
@@ -365,10 +372,8 @@ fn all_positions_adds_the_noisy_ones_and_the_default_filter_takes_them_out_again
     // The reader: by default it passes over what the quiet run left out; the trainer's
     // flags keep it; --min-ply passes over the early plies.
     let read = |path: &Path, filter: Filter| {
-        let mut r = DataReader::open(path, Variant::Crazyhouse).unwrap().with_filter(filter);
-        let mut out = Vec::new();
-        while r.read_chunk(50, &mut out).unwrap() > 0 {}
-        (out.iter().map(|l| l.pos.fen()).collect::<Vec<_>>(), r.skipped())
+        let (out, skipped) = read_through(path, filter, 50);
+        (out.iter().map(|l| l.pos.fen()).collect::<Vec<_>>(), skipped)
     };
     let fens = |v: &[Sample]| v.iter().map(|s| s.pos.fen()).collect::<Vec<_>>();
     let (got, skipped) = read(&all, Filter::default());

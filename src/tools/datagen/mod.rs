@@ -607,7 +607,8 @@ mod tests {
     #[test]
     fn noisy_moves_are_captures_and_promotions() {
         // White: a pawn on b7 that can promote on b8 or take on a8 or c8, a knight that can
-        // take on d5, a knight in hand. Black: a rook on a8, a pawn on d5.
+        // take on d5, a knight in hand. Black: a rook on a8, a pawn on d5. python-chess 1.11
+        // (`is_capture` or a promotion, on `CrazyhouseBoard`) agrees on every move below.
         let pos =
             Position::from_fen("r1b1k3/1P6/8/3p4/8/2N5/8/4K3[N] w - - 0 1", Variant::Crazyhouse)
                 .unwrap();
