@@ -230,6 +230,8 @@ tunables! {
     LMR_DIVISOR_X100: i32 = 240, 150..=400, step 15;
     /// History that moves a reduction by one ply.
     LMR_HISTORY_DIVISOR: i32 = 6820, 2000..=20000, step 800;
+    /// LMR: a capture's reduction shrinks by its capture history over this.
+    LMR_CAPTURE_HISTORY_DIVISOR: i32 = 6820, 2000..=20000, step 800;
     /// Extra reduction for a quiet drop that gives no check (Sjeng's "razoring of
     /// uninteresting drops"): crazyhouse positions have dozens of such drops.
     LMR_QUIET_DROP: i32 = 1, 0..=3, step 1;
@@ -428,9 +430,13 @@ mod tests {
     #[test]
     fn ranges_keep_the_search_well_defined() {
         let min = |name: &str| TUNABLES.iter().find(|t| t.name == name).unwrap().min;
-        for d in
-            ["NMP_DEPTH_DIVISOR", "NMP_EVAL_DIVISOR", "LMR_DIVISOR_X100", "LMR_HISTORY_DIVISOR"]
-        {
+        for d in [
+            "NMP_DEPTH_DIVISOR",
+            "NMP_EVAL_DIVISOR",
+            "LMR_DIVISOR_X100",
+            "LMR_HISTORY_DIVISOR",
+            "LMR_CAPTURE_HISTORY_DIVISOR",
+        ] {
             assert!(min(d) > 0, "{d}");
         }
         assert!(min("HISTORY_BONUS_MAX") >= 0 && min("TIME_MOVES_TO_GO") >= 1);

@@ -527,7 +527,11 @@ impl Worker {
                         r += LMR_QUIET_DROP.get();
                     }
                     if is_tactical {
-                        r -= 1;
+                        // A capture that has often cut off here is reduced less.
+                        let capture_hist = pos
+                            .captured_role(m)
+                            .map_or(0, |v| self.history.capture(piece_to(pos, m), v));
+                        r -= 1 + capture_hist / LMR_CAPTURE_HISTORY_DIVISOR.get();
                     } else {
                         r -= hist / LMR_HISTORY_DIVISOR.get();
                     }
