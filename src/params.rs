@@ -230,7 +230,8 @@ tunables! {
     LMR_DIVISOR_X100: i32 = 240, 150..=400, step 15;
     /// History that moves a reduction by one ply.
     LMR_HISTORY_DIVISOR: i32 = 6820, 2000..=20000, step 800;
-    /// LMR: a capture's reduction shrinks by its capture history over this.
+    /// Capture history that takes one more ply off a capture's reduction (the captures'
+    /// counterpart of `LMR_HISTORY_DIVISOR`).
     LMR_CAPTURE_HISTORY_DIVISOR: i32 = 6820, 2000..=20000, step 800;
     /// Extra reduction for a quiet drop that gives no check (Sjeng's "razoring of
     /// uninteresting drops"): crazyhouse positions have dozens of such drops.

@@ -98,6 +98,12 @@ impl History {
         self.capture[pt / 64][pt % 64][victim.index()] as i32
     }
 
+    /// Capture history of `m` played in `pos`; 0 for a move that captures nothing.
+    #[inline]
+    pub fn capture_of(&self, pos: &Position, m: Move) -> i32 {
+        pos.captured_role(m).map_or(0, |victim| self.capture(piece_to(pos, m), victim))
+    }
+
     /// Adds `delta` to a capture-history entry.
     #[inline]
     pub fn update_capture(&mut self, pt: usize, victim: Role, delta: i32) {

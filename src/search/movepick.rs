@@ -149,8 +149,7 @@ impl MovePicker {
             let victim = pos.captured_role(e.mv);
             let promo = e.mv.promotion_role().map_or(0, |r| values[r.index()]);
             let v = victim.map_or(0, |r| values[r.index()]);
-            let ch = victim.map_or(0, |r| hist.capture(piece_to(pos, e.mv), r));
-            e.score = (v + promo) * 16 + ch;
+            e.score = (v + promo) * 16 + hist.capture_of(pos, e.mv);
         }
     }
 

@@ -528,9 +528,7 @@ impl Worker {
                     }
                     if is_tactical {
                         // A capture that has often cut off here is reduced less.
-                        let capture_hist = pos
-                            .captured_role(m)
-                            .map_or(0, |v| self.history.capture(piece_to(pos, m), v));
+                        let capture_hist = self.history.capture_of(pos, m);
                         r -= 1 + capture_hist / LMR_CAPTURE_HISTORY_DIVISOR.get();
                     } else {
                         r -= hist / LMR_HISTORY_DIVISOR.get();
