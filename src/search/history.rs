@@ -101,7 +101,14 @@ impl History {
     /// Capture history of `m` played in `pos`; 0 for a move that captures nothing.
     #[inline]
     pub fn capture_of(&self, pos: &Position, m: Move) -> i32 {
-        pos.captured_role(m).map_or(0, |victim| self.capture(piece_to(pos, m), victim))
+        self.capture_of_victim(pos, m, pos.captured_role(m))
+    }
+
+    /// [`Self::capture_of`] for a caller that already knows what `m` captures
+    /// (`pos.captured_role(m)`), so that it is not looked up twice.
+    #[inline]
+    pub fn capture_of_victim(&self, pos: &Position, m: Move, victim: Option<Role>) -> i32 {
+        victim.map_or(0, |v| self.capture(piece_to(pos, m), v))
     }
 
     /// Adds `delta` to a capture-history entry.

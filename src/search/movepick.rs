@@ -149,7 +149,7 @@ impl MovePicker {
             let victim = pos.captured_role(e.mv);
             let promo = e.mv.promotion_role().map_or(0, |r| values[r.index()]);
             let v = victim.map_or(0, |r| values[r.index()]);
-            e.score = (v + promo) * 16 + hist.capture_of(pos, e.mv);
+            e.score = (v + promo) * 16 + hist.capture_of_victim(pos, e.mv, victim);
         }
     }
 
