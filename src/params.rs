@@ -273,6 +273,10 @@ tunables! {
     /// Mate solver: checks that leave more replies than this are not tried (they rarely mate
     /// and cost the most).
     MATE_SOLVER_MAX_REPLIES: u32 = 4, 1..=10, step 1;
+    /// Mate solver: when that cap disproves every distance within the budget, the distances
+    /// are searched again with checks that leave up to this many replies (on the shared
+    /// mate suite, fsf-sjeng-g03-p036's mate in 6 needs 5).
+    MATE_SOLVER_WIDE_REPLIES: u32 = 6, 4..=12, step 1;
     /// Mate solver: once a mate is proven under that cap, shorter mates are looked for with
     /// this looser cap, in what is left of the solver's budget (the tight cap can hide the
     /// shortest mate behind a check with many replies).

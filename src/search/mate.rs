@@ -9,7 +9,9 @@
 //! distant queen check met by a dozen interposing drops) are not tried at all. That cap makes
 //! the solver several times faster on the shared mate suite, at the price of sometimes finding
 //! a longer mate than the shortest one by checks. So once a mate is proven, the shorter
-//! distances are searched again under a looser cap, as far as the budget allows.
+//! distances are searched again under a looser cap, as far as the budget allows; and when
+//! the tight cap disproves every distance before the budget runs out, the distances are
+//! searched again under a cap a little looser (the mate then needs a check with more replies).
 //!
 //! A proof is exact: every defence was refuted, whatever the attacker's quiet alternatives.
 //! Repetitions are ignored (a forced mate within a few plies never needs one), so results
@@ -19,7 +21,7 @@ use crate::core::{Move, MoveList, Position, MAX_MOVES};
 
 use crate::params::{
     MATE_SOLVER_MAX_PLIES, MATE_SOLVER_MAX_REPLIES, MATE_SOLVER_SHORTER_REPLIES,
-    MATE_SOLVER_TABLE_BITS,
+    MATE_SOLVER_TABLE_BITS, MATE_SOLVER_WIDE_REPLIES,
 };
 use crate::score::MATE;
 
@@ -106,8 +108,22 @@ impl MateSolver {
             return None;
         }
         self.cap = MATE_SOLVER_MAX_REPLIES.get();
-        let proven =
-            self.first_mate(root, moves, (1..=MATE_SOLVER_MAX_PLIES.get()).step_by(2), stop)?;
+        let proven = match self.first_mate(
+            root,
+            moves,
+            (1..=MATE_SOLVER_MAX_PLIES.get()).step_by(2),
+            stop,
+        ) {
+            Some(p) => p,
+            // The tight cap disproved every distance within budget: the mate, if any, needs
+            // a check that leaves more replies, so try again under a looser cap (the proofs
+            // found so far stay in the table; a mate in one never depends on the cap).
+            None if !self.aborted => {
+                self.cap = MATE_SOLVER_WIDE_REPLIES.get();
+                self.first_mate(root, moves, (3..=MATE_SOLVER_MAX_PLIES.get()).step_by(2), stop)?
+            }
+            None => return None,
+        };
         // Shorter mates the tight cap may have hidden (a mate in one or two is exact: the
         // cap applies from the root's second check on).
         let plies = (MATE - proven.score) as u32;
@@ -391,6 +407,16 @@ mod tests {
             })
     }
 
+    /// The line is legal from `fen` and gives check at every attacking move.
+    fn assert_line_of_checks(fen: &str, pv: &[Move]) {
+        let mut p = pos(fen);
+        for (i, &m) in pv.iter().enumerate() {
+            assert!(p.is_legal(m), "{m} illegal");
+            p = p.after(m);
+            assert!(i % 2 == 1 || p.in_check(), "{m} is no check");
+        }
+    }
+
     #[test]
     fn drop_mate_in_one() {
         let r = solve("4k3/3ppp2/8/8/8/8/8/4K3[Q] w - - 0 1", 10_000).unwrap();
@@ -407,13 +433,7 @@ mod tests {
         let r = solve(fen, 200_000).expect("a mate by checks");
         assert_eq!(r.score, MATE - (2 * n as i32 - 1));
         assert_eq!(r.pv[0].to_string(), bm);
-        // The line is legal and gives check at every attacking move.
-        let mut p = pos(fen);
-        for (i, &m) in r.pv.iter().enumerate() {
-            assert!(p.is_legal(m), "{m} illegal");
-            p = p.after(m);
-            assert!(i % 2 == 1 || p.in_check(), "{m} is no check");
-        }
+        assert_line_of_checks(fen, &r.pv);
     }
 
     #[test]
@@ -456,12 +476,21 @@ mod tests {
         let r = solve(fen, 2_000_000).expect("a mate by checks");
         let plies = (MATE - r.score) as u32;
         assert!(plies < 2 * n, "mate in {plies} plies, at most {} expected", 2 * n - 1);
-        let mut p = pos(fen);
-        for (i, &m) in r.pv.iter().enumerate() {
-            assert!(p.is_legal(m), "{m} illegal");
-            p = p.after(m);
-            assert!(i % 2 == 1 || p.in_check(), "{m} is no check");
-        }
+        assert_line_of_checks(fen, &r.pv);
+    }
+
+    #[test]
+    fn a_mate_beyond_the_tight_cap_is_found_by_the_wider_pass() {
+        // The suite's fsf-sjeng-g03-p036, mate in 6 by its source engines (Fairy-Stockfish's
+        // line: Rxe6+ N@e7 P@f7+ Kd7 B@e8+ ...). Every line needs a check that leaves more
+        // than MATE_SOLVER_MAX_REPLIES replies, so the tight pass disproves each distance
+        // and only the second pass, under MATE_SOLVER_WIDE_REPLIES, proves the mate.
+        let fen = "1r2kb1r/ppp3pp/4q3/6N1/8/2Nn4/P4PPP/R1B1R1K1[BPPqbnppppp] w - - 0 19";
+        let (_, n, bm) = suite().find(|(f, _, _)| *f == fen).expect("case in the suite");
+        let r = solve(fen, 1_000_000).expect("a mate by checks");
+        assert_eq!(r.score, MATE - (2 * n as i32 - 1));
+        assert_eq!(r.pv[0].to_string(), bm);
+        assert_line_of_checks(fen, &r.pv);
     }
 
     #[test]
