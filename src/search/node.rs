@@ -21,6 +21,8 @@ pub(super) struct Frame {
     /// Piece-to key of the move played from this ply (for continuation history).
     pt: Option<usize>,
     mv: Option<Move>,
+    /// Was the move played from this ply quiet (no capture or promotion)?
+    quiet: bool,
     excluded: Option<Move>,
     null: bool,
 }
@@ -157,6 +159,8 @@ impl Worker {
         self.update_acc(shared, ply, pos, &child);
         self.stack[ply].mv = m;
         self.stack[ply].pt = m.map(|m| piece_to(pos, m));
+        self.stack[ply].quiet =
+            m.is_some_and(|m| !pos.is_capture(m) && m.promotion_role().is_none());
         self.keys.push(child.key());
         child
     }
@@ -626,6 +630,20 @@ impl Worker {
         if let Some(bm) = best_move {
             if best_score >= beta {
                 self.update_histories(pos, ply, bm, depth, &quiets, &captures);
+            }
+        }
+
+        // A node where every move fails low: the quiet move that led here was a good one for
+        // the side that played it.
+        if best_move.is_none() && excluded.is_none() && ply >= 1 && self.stack[ply - 1].quiet {
+            if let (Some(prev), Some(pt)) = (self.stack[ply - 1].mv, self.stack[ply - 1].pt) {
+                let b = bonus(depth);
+                self.history.update_main(pos.turn().flip(), prev, b);
+                for back in [2, 3] {
+                    if let Some(key) = ply.checked_sub(back).and_then(|p| self.stack[p].pt) {
+                        self.history.update_continuation(key, pt, b);
+                    }
+                }
             }
         }
 
