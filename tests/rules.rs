@@ -7,7 +7,8 @@
 //!   rights and the full set of legal moves; `tests/data/corner-rook.txt`);
 //! - threefold repetition counts the pockets: the same board with other pockets is not a
 //!   repetition, the same board and pockets three times is (python-chess's `is_repetition(3)`
-//!   after every ply).
+//!   after every ply);
+//! - which moves are tactical (capture or promote), over every legal move of one position.
 
 use madhouse::core::{Game, Move, Position, Variant};
 
@@ -75,4 +76,22 @@ fn repetition_counts_the_pockets() {
     let exchange = "c3d5 d8d5 h1g1 d5d8 g1h1 B@d5 N@c3 h8g8 h1g1 g8h7 g1h1 h7h8";
     let swapped = repetitions(fen, &format!("{shuffle} {exchange} {shuffle}"));
     assert_eq!(swapped, vec![false; 20]);
+}
+
+/// `Position::is_tactical` (capture or promotion: what the search orders and credits apart
+/// from quiet moves, and what datagen flags) against python-chess's `is_capture(m) or
+/// m.promotion`, over every legal move of a position with en passant, promotions with and
+/// without a capture, castling and drops.
+#[test]
+fn tactical_moves_are_the_captures_and_promotions() {
+    let fen = "r3k2r/1P4P1/8/3pP3/8/2n5/P7/R3K2R[Nq] w KQkq d6 0 20";
+    let pos = Position::from_fen(fen, Variant::Crazyhouse).expect("a valid FEN");
+    let moves = pos.legal_moves();
+    assert_eq!(moves.len(), 88, "python-chess counts 88 legal moves");
+    let mut ours: Vec<String> =
+        moves.iter().filter(|&&m| pos.is_tactical(m)).map(Move::to_string).collect();
+    ours.sort();
+    let theirs = "b7a8b b7a8n b7a8q b7a8r b7b8b b7b8n b7b8q b7b8r e5d6 g7g8b g7g8n g7g8q g7g8r \
+                  g7h8b g7h8n g7h8q g7h8r h1h8";
+    assert_eq!(ours.join(" "), theirs);
 }

@@ -723,6 +723,13 @@ impl Position {
         }
     }
 
+    /// Does `m` capture or promote? The search orders, reduces and credits such moves apart
+    /// from quiet ones, and datagen flags the positions where one was played.
+    #[inline]
+    pub fn is_tactical(&self, m: Move) -> bool {
+        self.is_capture(m) || m.promotion_role().is_some()
+    }
+
     /// The role moved by `m` (the dropped role for a drop).
     #[inline]
     pub fn moved_role(&self, m: Move) -> Role {

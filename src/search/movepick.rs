@@ -128,9 +128,7 @@ impl MovePicker {
         cont: ContKeys,
     ) -> MovePicker {
         let in_check = pos.in_check();
-        let tt = tt_move.filter(|&m| {
-            pos.is_legal(m) && (in_check || pos.is_capture(m) || m.promotion_role().is_some())
-        });
+        let tt = tt_move.filter(|&m| pos.is_legal(m) && (in_check || pos.is_tactical(m)));
         let stage = if in_check { Stage::EvasionTt } else { Stage::QsTt };
         let mut p = MovePicker::with(stage, tt, cont);
         p.skip_quiets = !checks;
@@ -270,11 +268,7 @@ impl MovePicker {
                         continue;
                     }
                     if let Some(m) = m {
-                        if Some(m) != self.tt_move
-                            && !pos.is_capture(m)
-                            && m.promotion_role().is_none()
-                            && pos.is_legal(m)
-                        {
+                        if Some(m) != self.tt_move && !pos.is_tactical(m) && pos.is_legal(m) {
                             return Some(m);
                         }
                     }

@@ -159,8 +159,7 @@ impl Worker {
         self.update_acc(shared, ply, pos, &child);
         self.stack[ply].mv = m;
         self.stack[ply].pt = m.map(|m| piece_to(pos, m));
-        self.stack[ply].quiet =
-            m.is_some_and(|m| !pos.is_capture(m) && m.promotion_role().is_none());
+        self.stack[ply].quiet = m.is_some_and(|m| !pos.is_tactical(m));
         self.keys.push(child.key());
         child
     }
@@ -413,7 +412,7 @@ impl Worker {
                 continue;
             }
             move_count += 1;
-            let is_tactical = pos.is_capture(m) || m.promotion_role().is_some();
+            let is_tactical = pos.is_tactical(m);
             let gives_check = pos.gives_check(m);
             let hist = if is_tactical { 0 } else { self.history.main(pos.turn(), m) };
             let reduction = lmr_reduction(depth, move_count);
@@ -639,10 +638,8 @@ impl Worker {
             if let (Some(prev), Some(pt)) = (self.stack[ply - 1].mv, self.stack[ply - 1].pt) {
                 let b = bonus(depth);
                 self.history.update_main(pos.turn().flip(), prev, b);
-                for back in [2, 3] {
-                    if let Some(key) = ply.checked_sub(back).and_then(|p| self.stack[p].pt) {
-                        self.history.update_continuation(key, pt, b);
-                    }
+                for key in self.cont_keys(ply - 1).0.iter().flatten() {
+                    self.history.update_continuation(*key, pt, b);
                 }
             }
         }
@@ -682,7 +679,7 @@ impl Worker {
         let b = bonus(depth);
         let us = pos.turn();
         let cont = self.cont_keys(ply);
-        let is_tactical = pos.is_capture(best) || best.promotion_role().is_some();
+        let is_tactical = pos.is_tactical(best);
         if !is_tactical {
             if self.killers[ply][0] != Some(best) {
                 self.killers[ply][1] = self.killers[ply][0];

@@ -175,7 +175,7 @@ pub fn is_recordable(pos: &Position, best: Move) -> bool {
 /// Does the move the search played capture or promote? Such a position is recorded only
 /// with `--all-positions`, flagged ([`Sample::noisy`]).
 pub fn is_noisy(pos: &Position, best: Move) -> bool {
-    pos.is_capture(best) || best.promotion_role().is_some()
+    pos.is_tactical(best)
 }
 
 /// Reads an opening file: EPD lines (`hmvc`/`fmvn` operations give the move counters) or
