@@ -192,8 +192,8 @@ pub struct TrainArgs {
     #[arg(long, value_name = "N",
           help = format!("Output buckets [default: {DEFAULT_BUCKETS}, or the --init network's]"))]
     pub buckets: Option<usize>,
-    /// King buckets of the board inputs: 1, 4, 8, 16 or 32 (--init without them: every
-    /// bucket starts from its weights)
+    /// King buckets of the board inputs: 1, 4, 8, 16 or 32 (an --init network with fewer:
+    /// every bucket starts from the weights of the one it lies in)
     #[arg(long, value_name = "N",
           help = format!("King buckets of the board inputs: 1, 4, 8, 16 or 32 [default: \
                           {DEFAULT_KING_BUCKETS}, or the --init network's]"))]

@@ -316,6 +316,48 @@ impl FloatNet {
         FloatNet { hidden: h, buckets: self.buckets, inputs, params }
     }
 
+    /// This network with its king buckets split finer, as `inputs` arranges them: every new
+    /// bucket's rows start as a copy of the rows of the old bucket its squares lie in, and
+    /// the factoriser is kept, so the network evaluates exactly as before and training
+    /// only has to learn how the finer buckets differ (4 buckets grow to 8, 8 to 16, 16 to
+    /// 32: each table splits the one before it). Shared pocket rows may become bucketed
+    /// (each bucket starts with the shared row), not the other way round.
+    ///
+    /// `None` when `inputs` does not refine this network's buckets: a new bucket with
+    /// squares in two old ones, or bucketed pockets merged into shared ones.
+    pub fn refine_king_buckets(&self, inputs: InputLayout) -> Option<FloatNet> {
+        let from = self.inputs;
+        if from.bucketed_pockets() && !inputs.bucketed_pockets() {
+            return None;
+        }
+        // Each new bucket's parent: the old bucket of its squares, one for all of them.
+        let mut parent = [None; features::MAX_KING_BUCKETS];
+        for sq in 0..64 {
+            let (old_b, new_b) = (from.king_bucket(sq), inputs.king_bucket(sq));
+            match parent[new_b] {
+                Some(p) if p != old_b => return None,
+                _ => parent[new_b] = Some(old_b),
+            }
+        }
+        let (old, new) = (self.layout(), Layout::new(self.hidden, self.buckets, inputs));
+        let h = self.hidden;
+        let mut params = vec![0.0; new.len];
+        for (b, p) in parent[..inputs.king_buckets()].iter().enumerate() {
+            let p = (*p)?;
+            for f in 0..INPUTS {
+                // Shared rows (pockets) map to the same row from every bucket: copied again.
+                let (to, at) = (inputs.row(f, b) * h, from.row(f, p) * h);
+                params[to..to + h].copy_from_slice(&self.params[at..at + h]);
+            }
+        }
+        // The factoriser's rows, for the features that had one; pocket rows that become
+        // bucketed get a factoriser row of zeros (the buckets hold the shared weights).
+        let kept = old.b1 - old.fact;
+        params[new.fact..new.fact + kept].copy_from_slice(&self.params[old.fact..old.b1]);
+        params[new.b1..].copy_from_slice(&self.params[old.b1..]);
+        Some(FloatNet { hidden: h, buckets: self.buckets, inputs, params })
+    }
+
     /// The same network with `hidden` accumulator neurons: the first `self.hidden` are this
     /// network's, the new ones get small random input weights (as [`FloatNet::random`]) and
     /// zero biases and output weights, so the output is unchanged until training moves them

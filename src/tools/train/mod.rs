@@ -331,8 +331,9 @@ pub fn train(cfg: &TrainConfig) -> io::Result<TrainReport> {
 
 /// The network `--init` names, as a float network of the run's size: the same size, or a
 /// narrower one of the same output buckets widened (see [`FloatNet::widen`]); a plain one is
-/// spread over the run's king buckets ([`FloatNet::with_king_buckets`]), so the run starts
-/// from exactly its evaluation. Read before the data, so that a wrong file is reported at
+/// spread over the run's king buckets ([`FloatNet::with_king_buckets`]) and a bucketed one
+/// split into finer buckets ([`FloatNet::refine_king_buckets`]), so the run starts from
+/// exactly its evaluation. Read before the data, so that a wrong file is reported at
 /// once rather than after minutes of loading.
 fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
     let q = crate::nnue::load_file(path).map_err(|e| match e {
@@ -355,15 +356,20 @@ fn initial_network(path: &Path, cfg: &TrainConfig) -> io::Result<FloatNet> {
     let mut net = FloatNet::from_network(&q);
     if q.inputs() != inputs {
         if q.inputs().is_bucketed() {
-            return Err(io::Error::other(format!(
-                "{}: {:?}, but this run asks for {inputs:?} (--king-buckets, \
-                 --bucketed-pockets; only a network without king buckets can gain them)",
-                path.display(),
-                q.inputs()
-            )));
+            net = net.refine_king_buckets(inputs).ok_or_else(|| {
+                io::Error::other(format!(
+                    "{}: {:?}, but this run asks for {inputs:?} (--king-buckets, \
+                     --bucketed-pockets; king buckets can be split finer, 4 to 8 to 16 to \
+                     32, and shared pockets bucketed, not the other way round)",
+                    path.display(),
+                    q.inputs()
+                ))
+            })?;
+            eprintln!("train: {} split into {inputs:?}", path.display());
+        } else {
+            eprintln!("train: {} spread over {inputs:?}", path.display());
+            net = net.with_king_buckets(inputs);
         }
-        eprintln!("train: {} spread over {inputs:?}", path.display());
-        net = net.with_king_buckets(inputs);
     }
     if q.hidden() < cfg.hidden {
         eprintln!("train: {} widened from H = {} to {}", path.display(), q.hidden(), cfg.hidden);

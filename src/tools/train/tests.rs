@@ -460,16 +460,79 @@ fn init_from_a_plain_network_with_king_buckets_evaluates_as_it() {
         }
         assert!(buckets_seen.len() > 2, "{inputs:?}: positions in {buckets_seen:?} only");
     }
-    // A network with king buckets does not change them: refused, naming both layouts.
+    // A network with king buckets cannot lose them, nor merge them: refused, naming both
+    // layouts.
     let bucketed_path = dir.join("bucketed.nnue");
     FloatNet::random(32, 2, layout(8, false), 3).quantise().unwrap().save(&bucketed_path).unwrap();
     let mut cfg = TrainConfig::new(Vec::new(), dir.join("out.nnue"));
-    (cfg.hidden, cfg.buckets, cfg.king_buckets) = (32, 2, 16);
-    let err = initial_network(&bucketed_path, &cfg).unwrap_err().to_string();
-    assert!(err.contains("8 king buckets") && err.contains("16 king buckets"), "{err}");
+    (cfg.hidden, cfg.buckets) = (32, 2);
+    for k in [1, 4] {
+        cfg.king_buckets = k;
+        let err = initial_network(&bucketed_path, &cfg).unwrap_err().to_string();
+        let want = format!("{k} king buckets");
+        assert!(err.contains("8 king buckets") && err.contains(&want), "{err}");
+    }
     cfg.king_buckets = 5;
     let err = initial_network(&path, &cfg).unwrap_err().to_string();
     assert!(err.contains("--king-buckets must be one of [1, 4, 8, 16, 32]"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn init_from_a_bucketed_network_with_finer_buckets_evaluates_as_it() {
+    // `--init FOUR.nnue --king-buckets 8` (and on to 16 and 32, pockets shared or bucketed):
+    // every new bucket copies the old bucket its squares lie in, so the start network
+    // evaluates every position exactly as the file does, in float and quantised.
+    let dir = std::env::temp_dir().join(format!("madhouse-train-refine-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let samples = synthetic(400, 23);
+    let data = dataset(&samples);
+    let steps = [
+        (layout(4, false), layout(8, false)),
+        (layout(4, false), layout(32, true)),
+        (layout(8, false), layout(16, false)),
+        (layout(16, true), layout(32, true)),
+    ];
+    for (from, to) in steps {
+        // Buckets that differ: random rows in every bucket, not only the factoriser.
+        let mut coarse = lively_plain(32, 2, 9).with_king_buckets(from);
+        let l = coarse.layout();
+        let mut rng = Rng::new(5);
+        for w in &mut coarse.params[..l.fact] {
+            *w += ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.2;
+        }
+        let file = coarse.quantise().unwrap();
+        let path = dir.join("coarse.nnue");
+        file.save(&path).unwrap();
+        let coarse_float = FloatNet::from_network(&file);
+        let mut cfg = TrainConfig::new(Vec::new(), dir.join("out.nnue"));
+        (cfg.hidden, cfg.buckets) = (32, 2);
+        (cfg.king_buckets, cfg.bucketed_pockets) = (to.king_buckets(), to.bucketed_pockets());
+        let start = initial_network(&path, &cfg).unwrap();
+        assert_eq!(start.inputs(), to);
+        let q = start.quantise().unwrap();
+        let (mut a, mut b) = (Box::new(Accumulator::new()), Box::new(Accumulator::new()));
+        let mut pairs = std::collections::HashSet::new();
+        for (i, s) in samples.iter().enumerate() {
+            let (f, stm) = (data.features(i), data.side_to_move(i));
+            pairs.insert((coarse_float.king_bucket(f, false), start.king_bucket(f, false)));
+            let (want, got) = (coarse_float.eval_cp(f, stm), start.eval_cp(f, stm));
+            assert_eq!(got.to_bits(), want.to_bits(), "{from:?} -> {to:?} position {i}");
+            a.refresh(&file, &s.pos);
+            b.refresh(&q, &s.pos);
+            assert_eq!(file.evaluate(&a, stm), q.evaluate(&b, stm), "{to:?} {}", s.pos.fen());
+        }
+        // Some old bucket was seen split into two new ones, or the test proves little.
+        let split = pairs.iter().any(|&(o, n)| pairs.iter().any(|&(o2, n2)| o == o2 && n != n2));
+        assert!(split, "{from:?} -> {to:?}: bucket pairs {pairs:?}");
+    }
+    // Bucketed pockets do not merge into shared ones.
+    let path = dir.join("bucketed-pockets.nnue");
+    FloatNet::random(32, 2, layout(4, true), 3).quantise().unwrap().save(&path).unwrap();
+    let mut cfg = TrainConfig::new(Vec::new(), dir.join("out.nnue"));
+    (cfg.hidden, cfg.buckets, cfg.king_buckets) = (32, 2, 8);
+    let err = initial_network(&path, &cfg).unwrap_err().to_string();
+    assert!(err.contains("bucketed pockets") && err.contains("shared pockets"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
