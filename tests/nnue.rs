@@ -828,26 +828,35 @@ fn a_king_bucket_taken_out_evaluates_as_the_network_does_in_that_bucket() {
     // (each from its own side) stand in bucket b exactly as the built-in network does.
     let net = nnue::embedded();
     let inputs = net.inputs();
+    let plains: Vec<_> =
+        (0..inputs.king_buckets()).map(|b| common::plain_network_from_bucket(&net, b)).collect();
+    // Every position of random games, not only their ends: with 8 or more buckets, both
+    // kings in one of the back-rank buckets (two squares each) is rare at any one ply.
+    let mut checked = vec![0; plains.len()];
     let mut rng = Rng::new(17);
-    for b in 0..inputs.king_buckets() {
-        let plain = common::plain_network_from_bucket(&net, b);
-        let mut checked = 0;
-        for _ in 0..200 {
-            let mut pos = Position::startpos(Variant::Crazyhouse);
-            for _ in 0..rng.below(80) {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                pos = pos.after(rng.pick(moves.as_slice()));
-            }
-            if inputs.bucket(&pos, Color::White) == b && inputs.bucket(&pos, Color::Black) == b {
-                let (want, got) =
-                    (nnue::evaluate_position(&net, &pos), nnue::evaluate_position(&plain, &pos));
+    for _ in 0..1000 {
+        let mut pos = Position::startpos(Variant::Crazyhouse);
+        for _ in 0..120 {
+            let b = inputs.bucket(&pos, Color::White);
+            if inputs.bucket(&pos, Color::Black) == b {
+                let (want, got) = (
+                    nnue::evaluate_position(&net, &pos),
+                    nnue::evaluate_position(&plains[b], &pos),
+                );
                 assert_eq!(got, want, "bucket {b}: {pos:?}");
-                checked += 1;
+                checked[b] += 1;
             }
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.after(rng.pick(moves.as_slice()));
         }
-        assert!(checked > 0, "no position with both kings in bucket {b}");
+    }
+    for (b, &n) in checked.iter().enumerate() {
+        assert!(
+            n > 0,
+            "no position with both kings in bucket {b} (checked per bucket: {checked:?})"
+        );
     }
 }
