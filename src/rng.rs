@@ -36,6 +36,11 @@ impl Rng {
         self.next_u64() % den.max(1) < num
     }
 
+    /// Uniform in `-a..a`, from the top 24 bits (the resolution of an `f32`).
+    pub fn uniform(&mut self, a: f32) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 * a - a
+    }
+
     /// A random element of `items` (which must not be empty).
     pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]

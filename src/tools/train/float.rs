@@ -97,8 +97,6 @@ impl FloatNet {
     pub fn random(hidden: usize, buckets: usize, inputs: InputLayout, seed: u64) -> FloatNet {
         let l = Layout::new(hidden, buckets, inputs);
         let mut rng = Rng::new(seed);
-        let mut uniform =
-            |a: f32| (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 * a - a;
         let mut params = vec![0.0; l.len];
         // About 30 features are active: their sum starts with a spread of about 0.1.
         let a1 = 1.0 / (INPUTS as f32).sqrt();
@@ -106,20 +104,20 @@ impl FloatNet {
             if !inputs.bucketed_pockets() {
                 let shared = inputs.row(BOARD_FEATURES, 0) * hidden;
                 for p in &mut params[shared..l.fact] {
-                    *p = uniform(a1);
+                    *p = rng.uniform(a1);
                 }
             }
             for p in &mut params[l.fact..l.b1] {
-                *p = uniform(a1);
+                *p = rng.uniform(a1);
             }
         } else {
             for p in &mut params[..l.b1] {
-                *p = uniform(a1);
+                *p = rng.uniform(a1);
             }
         }
         let a2 = 1.0 / (2.0 * hidden as f32).sqrt();
         for p in &mut params[l.w2..l.b2] {
-            *p = uniform(a2);
+            *p = rng.uniform(a2);
         }
         FloatNet { hidden, buckets, inputs, params }
     }

@@ -499,7 +499,7 @@ fn init_from_a_bucketed_network_with_finer_buckets_evaluates_as_it() {
         let l = coarse.layout();
         let mut rng = Rng::new(5);
         for w in &mut coarse.params[..l.fact] {
-            *w += ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.2;
+            *w += rng.uniform(0.1);
         }
         let file = coarse.quantise().unwrap();
         let path = dir.join("coarse.nnue");
