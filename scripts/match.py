@@ -19,6 +19,7 @@ Examples:
   scripts/match.py --opponent self --option Threads=2 --tc 2+0.02
   scripts/match.py --opponent fsf --proto xboard --games 50 --tc 2+0.02
   scripts/match.py --opponent /path/to/stockfish --tc 10+0.1 --opponent-tc 40+0.4
+  scripts/match.py --opponent /path/to/stockfish --nodes 20000 --opponent-nodes 12000
 """
 import math
 import os
@@ -81,6 +82,8 @@ def main():
     ap.add_argument("--opponent-tc", metavar="TC",
                     help="the opponent's clock, for time odds (e.g. --tc 10+0.1 --opponent-tc 40+0.4; default: --tc)")
     ap.add_argument("--nodes", type=int, help="fixed nodes per move instead of a clock (SPRT of logic changes)")
+    ap.add_argument("--opponent-nodes", type=int, metavar="N",
+                    help="the opponent's nodes per move, for node odds with --nodes (default: --nodes)")
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"))
     ap.add_argument("--ponder", action="store_true")
@@ -90,6 +93,11 @@ def main():
     args = ap.parse_args()
     if args.opponent_tc and args.nodes:
         ap.error("--opponent-tc gives the opponent a clock; it does not go with --nodes")
+    if args.opponent_nodes is not None and args.nodes is None:
+        ap.error("--opponent-nodes gives the opponent a node budget; it needs --nodes for Madhouse's")
+    for flag, n in (("--nodes", args.nodes), ("--opponent-nodes", args.opponent_nodes)):
+        if n is not None and n < 1:
+            ap.error(f"{flag} must be at least 1, not {n}")
 
     engine = common.need_engine(args.engine)
     cutechess = common.find_cutechess(args.cutechess)
@@ -130,9 +138,13 @@ def main():
         # Time odds: each engine's own clock instead of one for both.
         mine.append(f"tc={args.tc}")
         theirs.append(f"tc={args.opponent_tc}")
+    if args.nodes:
+        # Each engine's own node budget (node odds when --opponent-nodes differs).
+        mine.append(f"nodes={args.nodes}")
+        theirs.append(f"nodes={args.opponent_nodes or args.nodes}")
     cmd += mine + theirs
     if args.nodes:
-        cmd += ["-each", "tc=inf", f"nodes={args.nodes}", f"dir={tmp}"]
+        cmd += ["-each", "tc=inf", f"dir={tmp}"]
     elif args.opponent_tc:
         cmd += ["-each", "timemargin=0", f"dir={tmp}"]
     else:
@@ -185,6 +197,8 @@ def main():
     s, e, err = summarize(w, l, d)
     print()
     limit = f"{args.nodes} nodes/move" if args.nodes else args.tc
+    if args.opponent_nodes:
+        limit = f"{args.nodes} against {args.opponent_nodes} nodes/move"
     if args.opponent_tc:
         limit = f"{args.tc} against {args.opponent_tc}"
     print(f"Result: {args.name} vs {opp_name} at {limit}: +{w} -{l} ={d} ({w + l + d} games)")
