@@ -112,6 +112,28 @@ fn the_mate_solver_reports_its_mate() {
 }
 
 #[test]
+fn a_shorter_mate_is_found_once_a_longer_one_is_known() {
+    // The suite's sp095-p026: mate in 4 by the quiet drop R@g8 (Fairy-Stockfish: mate 4, R@g8),
+    // while g7g8q mates in 5. Once the root holds the mate in 5, only a mate in 4 beats alpha;
+    // searches reduced below its length, or null moves at the defender's nodes (whose beta is
+    // a mated score), hid it until depth 21. Depth 18 must find it, and the line reported
+    // must be that mate, move by move.
+    let fen = "r1b1kn2/p1pp1pPp/2pq1P1N/1B1n4/4p3/2B1P3/PPP2PPP/R2QK2R[RBN] w KQq - 3 18";
+    let mut engine = Engine::new();
+    let (r, infos) = search(&mut engine, fen, Limits { depth: Some(18), ..Limits::default() });
+    assert_eq!(r.score, MATE - 7, "score {} (a mate in 4 is {})", r.score, MATE - 7);
+    assert_eq!(r.best.unwrap().to_string(), "R@g8");
+    let last = infos.last().expect("a score line");
+    assert_eq!(last.pv.len(), 7, "the line is the whole mate: {:?}", last.pv);
+    let mut p = pos(fen);
+    for &m in &last.pv {
+        assert!(p.is_legal(m), "{m} illegal in the reported line");
+        p = p.after(m);
+    }
+    assert!(p.in_check() && !p.has_legal_move(), "the line does not end in mate");
+}
+
+#[test]
 fn mated_and_stalemated_roots() {
     let mut engine = Engine::new();
     // Fool's mate: white is mated and holds nothing that could block.

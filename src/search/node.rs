@@ -289,11 +289,15 @@ impl Worker {
                 }
             }
             // Step 7. Null-move pruning. Passing gives the opponent a free drop as well as a free
-            // move, so only with real material to spare (board pieces or pieces in hand).
+            // move, so only with real material to spare (board pieces or pieces in hand). Not
+            // where beta is a mated score: there the question is whether the side to move
+            // escapes a mate, any eval passes `eval >= beta`, and the reduced search after the
+            // pass is too shallow to find the mate, so the node would "escape" unsearched.
             let us = pos.turn();
             if cut_node
                 && depth >= NMP_MIN_DEPTH.get()
                 && eval >= beta
+                && beta > -MATE_BOUND
                 && ply >= 1
                 && !self.stack[ply - 1].null
                 && (pos.non_pawn_pieces(us).any() || pos.hand(us).has_pieces())
@@ -536,7 +540,13 @@ impl Worker {
                     } else {
                         r -= hist / LMR_HISTORY_DIVISOR.get();
                     }
-                    let d = (new_depth - r.max(0)).clamp(1, new_depth.max(1));
+                    let mut d = (new_depth - r.max(0)).clamp(1, new_depth.max(1));
+                    // Alpha is a mate: only a shorter mate beats it, and a search shallower
+                    // than that mate's remaining length cannot find it (it would fail low,
+                    // with no re-search). So reduce no further than that length.
+                    if alpha >= MATE_BOUND {
+                        d = d.max(new_depth.min(MATE - alpha - ply as i32 - 2));
+                    }
                     score =
                         -self.search::<NonPv>(&child, -alpha - 1, -alpha, d, ply + 1, true, shared);
                     score > alpha && d < new_depth
