@@ -543,7 +543,10 @@ impl Worker {
                     let mut d = (new_depth - r.max(0)).clamp(1, new_depth.max(1));
                     // Alpha is a mate: only a shorter mate beats it, and a search shallower
                     // than that mate's remaining length cannot find it (it would fail low,
-                    // with no re-search). So reduce no further than that length.
+                    // with no re-search). So reduce no further than that length. A score above
+                    // alpha is a mate at ply `MATE - alpha - 1` or sooner, so the mating move
+                    // is made by ply `MATE - alpha - 2`: the child, at `ply + 1`, needs a depth
+                    // of `MATE - alpha - 2 - ply` to make it.
                     if alpha >= MATE_BOUND {
                         d = d.max(new_depth.min(MATE - alpha - ply as i32 - 2));
                     }
